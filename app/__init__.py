@@ -1,0 +1,11 @@
+"""tokinspect: a token inspector for LLMs on embedded boards.
+
+The engine is native (`tokinspect._tokcore`, built from native/); this
+package wraps it: `Tokenizer`, `Encoding`, `Trace`.
+"""
+
+from .tokenizer import Encoding, Tokenizer, TokenizerError
+from .trace import MergeStep, Trace, TraceChunk
+
+__all__ = ["Encoding", "MergeStep", "Tokenizer", "TokenizerError", "Trace", "TraceChunk"]
+__version__ = "0.1.0"

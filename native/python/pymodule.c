@@ -1,0 +1,383 @@
+/* pymodule.c - the CPython extension `tokinspect._tokcore`.
+ *
+ * Does: wraps one tc_tokenizer per Python object; loads from a path (the
+ * engine maps the file), encodes str or bytes with the GIL released, and
+ * returns results as bytes objects holding packed little-endian arrays,
+ * which the Python layer views with numpy.frombuffer (one copy in total,
+ * none per token).
+ * Does not: any policy (format detection by name, tokenizer_config.json,
+ * defaults): that is app/tokenizer.py.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "../src/tokcore.h"
+#include "../src/platform.h"
+
+#define MAX_FILE_BYTES ((size_t)2 << 30)
+
+typedef struct {
+    PyObject_HEAD
+    tc_tokenizer *tok;
+} TokObject;
+
+static PyObject *TokError;   /* set at module init; module state is read-only afterwards */
+
+static PyObject *raise_tc(const tc_error *e) {
+    if (e->code == TC_ERR_NOMEM) return PyErr_NoMemory();
+    if (e->code == TC_ERR_IO) return PyErr_Format(PyExc_OSError, "%s", e->msg);
+    return PyErr_Format(TokError, "%s", e->msg);
+}
+
+static void Tok_dealloc(TokObject *self) {
+    tc_free(self->tok);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject TokType;
+
+static PyObject *wrap(tc_tokenizer *t) {
+    TokObject *o = PyObject_New(TokObject, &TokType);
+    if (!o) { tc_free(t); return NULL; }
+    o->tok = t;
+    return (PyObject *)o;
+}
+
+/* load(path, kind, preset, merges_path) */
+static PyObject *mod_load(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path, *kind, *preset_name, *merges = NULL;
+    if (!PyArg_ParseTuple(args, "sss|z", &path, &kind, &preset_name, &merges)) return NULL;
+    tc_preset preset;
+    if (tc_preset_from_name(preset_name, &preset) != 0) return PyErr_Format(PyExc_ValueError, "unknown preset %s", preset_name);
+    tc_error err = {0};
+    tc_file f, fm;
+    memset(&fm, 0, sizeof fm);
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_file_read(path, MAX_FILE_BYTES, &f, &err);
+    if (r == TC_OK && merges) {
+        r = tc_file_read(merges, MAX_FILE_BYTES, &fm, &err);
+        if (r != TC_OK) tc_file_free(&f);
+    }
+    Py_END_ALLOW_THREADS
+    if (r != TC_OK) return raise_tc(&err);
+    tc_tokenizer *t = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (strcmp(kind, "hf") == 0) t = tc_load_hf_json(f.data, f.len, &err);
+    else if (strcmp(kind, "tiktoken") == 0) t = tc_load_tiktoken(f.data, f.len, preset, &err);
+    else if (strcmp(kind, "vocab_merges") == 0) {
+        if (!merges) tc_error_set(&err, TC_ERR_ARG, "vocab.json needs a merges.txt");
+        else t = tc_load_vocab_merges(f.data, f.len, fm.data, fm.len, preset, &err);
+    } else tc_error_set(&err, TC_ERR_ARG, "unknown kind %s", kind);
+    tc_file_free(&f);
+    tc_file_free(&fm);
+    Py_END_ALLOW_THREADS
+    if (!t) return raise_tc(&err);
+    return wrap(t);
+}
+
+static PyObject *mod_detect(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    tc_format f = tc_detect_format(b.buf, (size_t)b.len);
+    PyBuffer_Release(&b);
+    static const char *names[] = {"unknown", "hf", "vocab_json", "merges_txt", "tiktoken"};
+    return PyUnicode_FromString(names[f]);
+}
+
+/* Text argument: str (UTF-8) or bytes-like (raw bytes, may be invalid UTF-8). */
+typedef struct { const uint8_t *p; size_t n; Py_buffer buf; int has_buf; } text_arg;
+
+static int get_text(PyObject *o, text_arg *t) {
+    t->has_buf = 0;
+    if (PyUnicode_Check(o)) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+        if (!s) return -1;
+        t->p = (const uint8_t *)s; t->n = (size_t)n;
+        return 0;
+    }
+    if (PyObject_GetBuffer(o, &t->buf, PyBUF_SIMPLE) != 0) return -1;
+    t->has_buf = 1;
+    t->p = t->buf.buf; t->n = (size_t)t->buf.len;
+    return 0;
+}
+
+static void release_text(text_arg *t) { if (t->has_buf) PyBuffer_Release(&t->buf); }
+
+static PyObject *encoding_tuple(const tc_encoding *e) {
+    PyObject *ids = PyBytes_FromStringAndSize((const char *)e->ids, (Py_ssize_t)(e->n * 4));
+    PyObject *off = PyBytes_FromStringAndSize((const char *)e->offsets, (Py_ssize_t)(e->n * 8));
+    PyObject *co = PyBytes_FromStringAndSize((const char *)e->char_offsets, (Py_ssize_t)(e->n * 8));
+    PyObject *sp = PyBytes_FromStringAndSize((const char *)e->special, (Py_ssize_t)e->n);
+    if (!ids || !off || !co || !sp) { Py_XDECREF(ids); Py_XDECREF(off); Py_XDECREF(co); Py_XDECREF(sp); return NULL; }
+    return Py_BuildValue("(NNNN)", ids, off, co, sp);
+}
+
+static PyObject *Tok_encode(TokObject *self, PyObject *args) {
+    PyObject *text;
+    int add_special = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &text, &add_special)) return NULL;
+    text_arg t;
+    if (get_text(text, &t) != 0) return NULL;
+    tc_encoding e;
+    memset(&e, 0, sizeof e);
+    tc_error err = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_encode(self->tok, t.p, t.n, add_special, &e, NULL, &err);
+    Py_END_ALLOW_THREADS
+    release_text(&t);
+    if (r != TC_OK) { tc_encoding_free(&e); return raise_tc(&err); }
+    PyObject *res = encoding_tuple(&e);
+    tc_encoding_free(&e);
+    return res;
+}
+
+/* encode_batch(list, add_special): all texts encoded with the GIL released. */
+static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
+    PyObject *seq;
+    int add_special = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &seq, &add_special)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "encode_batch expects a sequence of str or bytes");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    text_arg *ts = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ts);
+    tc_encoding *es = PyMem_Calloc((size_t)(n ? n : 1), sizeof *es);
+    PyObject *res = NULL;
+    Py_ssize_t got = 0;
+    if (!ts || !es) { PyErr_NoMemory(); goto out; }
+    for (; got < n; got++)
+        if (get_text(PySequence_Fast_GET_ITEM(fast, got), &ts[got]) != 0) goto out;
+    tc_error err = {0};
+    int r = TC_OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n && r == TC_OK; i++)
+        r = tc_encode(self->tok, ts[i].p, ts[i].n, add_special, &es[i], NULL, &err);
+    Py_END_ALLOW_THREADS
+    if (r != TC_OK) { raise_tc(&err); goto out; }
+    res = PyList_New(n);
+    if (!res) goto out;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *tup = encoding_tuple(&es[i]);
+        if (!tup) { Py_CLEAR(res); goto out; }
+        PyList_SET_ITEM(res, i, tup);
+    }
+out:
+    if (ts) for (Py_ssize_t i = 0; i < got; i++) release_text(&ts[i]);
+    if (es) for (Py_ssize_t i = 0; i < n; i++) tc_encoding_free(&es[i]);
+    PyMem_Free(ts);
+    PyMem_Free(es);
+    Py_DECREF(fast);
+    return res;
+}
+
+static PyObject *Tok_trace(TokObject *self, PyObject *args) {
+    PyObject *text;
+    int add_special = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &text, &add_special)) return NULL;
+    text_arg t;
+    if (get_text(text, &t) != 0) return NULL;
+    tc_encoding e;
+    tc_trace tr;
+    memset(&e, 0, sizeof e);
+    memset(&tr, 0, sizeof tr);
+    tc_error err = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_encode(self->tok, t.p, t.n, add_special, &e, &tr, &err);
+    Py_END_ALLOW_THREADS
+    release_text(&t);
+    if (r != TC_OK) { tc_encoding_free(&e); tc_trace_free(&tr); return raise_tc(&err); }
+    PyObject *enc = encoding_tuple(&e);
+    PyObject *chunks = PyList_New((Py_ssize_t)tr.nchunks);
+    if (!enc || !chunks) { Py_XDECREF(enc); Py_XDECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
+    for (size_t i = 0; i < tr.nchunks; i++) {
+        const tc_trace_chunk *c = &tr.chunks[i];
+        PyObject *d = Py_BuildValue("{s:I,s:I,s:I,s:I,s:L,s:I,s:I,s:I,s:I,s:I,s:I,s:O}",
+            "norm_start", c->norm_start, "norm_end", c->norm_end, "orig_start", c->orig_start,
+            "orig_end", c->orig_end, "added_id", (long long)c->added_id, "sym_first", c->sym_first,
+            "sym_count", c->sym_count, "step_first", c->step_first, "step_count", c->step_count,
+            "tok_first", c->tok_first, "tok_count", c->tok_count, "prefix_space", c->prefix_space ? Py_True : Py_False);
+        if (!d) { Py_DECREF(enc); Py_DECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
+        PyList_SET_ITEM(chunks, (Py_ssize_t)i, d);
+    }
+    PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O}",
+        "encoding", enc,
+        "normalized", (const char *)(tr.normalized.data ? tr.normalized.data : (uint8_t *)""), (Py_ssize_t)tr.normalized.len,
+        "norm_align", (const char *)(tr.norm_align ? (void *)tr.norm_align : (void *)""), (Py_ssize_t)(tr.normalized.len * sizeof(tc_span)),
+        "chunks", chunks,
+        "syms", (const char *)(tr.syms ? (void *)tr.syms : (void *)""), (Py_ssize_t)(tr.nsyms * 4),
+        "steps", (const char *)(tr.steps ? (void *)tr.steps : (void *)""), (Py_ssize_t)(tr.nsteps * sizeof(tc_trace_step)),
+        "normalized_changed", tr.normalized_changed ? Py_True : Py_False);
+    tc_encoding_free(&e);
+    tc_trace_free(&tr);
+    return res;
+}
+
+static PyObject *Tok_decode(TokObject *self, PyObject *args) {
+    PyObject *idsobj;
+    int skip = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &idsobj, &skip)) return NULL;
+    PyObject *fast = PySequence_Fast(idsobj, "decode expects a sequence of ints");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    uint32_t *ids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *ids);
+    if (!ids) { Py_DECREF(fast); return PyErr_NoMemory(); }
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) { PyMem_Free(ids); Py_DECREF(fast); return NULL; }
+        if (v < 0 || v > 0xFFFFFFFFLL) continue;   /* not an id: skipped like an unknown id */
+        ids[k++] = (uint32_t)v;
+    }
+    Py_DECREF(fast);
+    tc_buf out = {0};
+    tc_error err = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_decode(self->tok, ids, (size_t)k, skip, &out, &err);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(ids);
+    if (r != TC_OK) { tc_buf_free(&out); return raise_tc(&err); }
+    PyObject *res = PyBytes_FromStringAndSize((const char *)(out.data ? out.data : (uint8_t *)""), (Py_ssize_t)out.len);
+    tc_buf_free(&out);
+    return res;
+}
+
+static PyObject *Tok_id_to_token(TokObject *self, PyObject *args) {
+    long long id;
+    if (!PyArg_ParseTuple(args, "L", &id)) return NULL;
+    if (id < 0 || id > 0xFFFFFFFFLL) Py_RETURN_NONE;
+    size_t n;
+    const char *s = tc_id_to_token(self->tok, (uint32_t)id, &n);
+    if (!s) Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "replace");
+}
+
+static PyObject *Tok_id_to_bytes(TokObject *self, PyObject *args) {
+    long long id;
+    if (!PyArg_ParseTuple(args, "L", &id)) return NULL;
+    if (id < 0 || id > 0xFFFFFFFFLL) Py_RETURN_NONE;
+    size_t n;
+    const uint8_t *s = tc_id_to_bytes(self->tok, (uint32_t)id, &n);
+    if (!s) Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize((const char *)s, (Py_ssize_t)n);
+}
+
+static PyObject *Tok_token_to_id(TokObject *self, PyObject *args) {
+    const char *s;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "s#", &s, &n)) return NULL;
+    int64_t id = tc_token_to_id(self->tok, s, (size_t)n);
+    if (id < 0) Py_RETURN_NONE;
+    return PyLong_FromLongLong(id);
+}
+
+static PyObject *Tok_vocab_size(TokObject *self, PyObject *noargs) {
+    (void)noargs;
+    return PyLong_FromUnsignedLong(tc_vocab_size(self->tok));
+}
+
+static PyObject *Tok_describe(TokObject *self, PyObject *noargs) {
+    (void)noargs;
+    return PyUnicode_FromString(tc_describe(self->tok));
+}
+
+static PyObject *Tok_is_special(TokObject *self, PyObject *args) {
+    long long id;
+    if (!PyArg_ParseTuple(args, "L", &id)) return NULL;
+    if (id < 0 || id > 0xFFFFFFFFLL) Py_RETURN_FALSE;
+    return PyBool_FromLong(tc_is_special(self->tok, (uint32_t)id));
+}
+
+static PyObject *Tok_added_tokens(TokObject *self, PyObject *noargs) {
+    (void)noargs;
+    size_t n = tc_added_count(self->tok);
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    if (!l) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const tc_added_token_spec *s = tc_added_at(self->tok, i);
+        PyObject *d = Py_BuildValue("{s:I,s:s#,s:O,s:O,s:O,s:O,s:O}", "id", s->id, "content", s->content,
+            (Py_ssize_t)s->content_len, "special", s->special ? Py_True : Py_False, "lstrip", s->lstrip ? Py_True : Py_False,
+            "rstrip", s->rstrip ? Py_True : Py_False, "single_word", s->single_word ? Py_True : Py_False,
+            "normalized", s->normalized ? Py_True : Py_False);
+        if (!d) { Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, d);
+    }
+    return l;
+}
+
+/* add_tokens([(content, id, special, lstrip, rstrip, single_word, normalized), ...]) */
+static PyObject *Tok_add_tokens(TokObject *self, PyObject *args) {
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "add_tokens expects a sequence of tuples");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    tc_added_token_spec *specs = PyMem_Calloc((size_t)(n ? n : 1), sizeof *specs);
+    if (!specs) { Py_DECREF(fast); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *c;
+        Py_ssize_t cl;
+        unsigned int id;
+        int sp, ls, rs, sw, nz;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "s#Ippppp", &c, &cl, &id, &sp, &ls, &rs, &sw, &nz)) {
+            PyMem_Free(specs); Py_DECREF(fast); return NULL;
+        }
+        specs[i].content = c; specs[i].content_len = (size_t)cl; specs[i].id = id;
+        specs[i].special = sp; specs[i].lstrip = ls; specs[i].rstrip = rs; specs[i].single_word = sw; specs[i].normalized = nz;
+    }
+    tc_error err = {0};
+    int r = tc_add_tokens(self->tok, specs, (size_t)n, &err);
+    PyMem_Free(specs);
+    Py_DECREF(fast);
+    if (r != TC_OK) return raise_tc(&err);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Tok_methods[] = {
+    {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens) -> (ids, offsets, char_offsets, special) as bytes"},
+    {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens) -> list of tuples"},
+    {"trace", (PyCFunction)Tok_trace, METH_VARARGS, "trace(text, add_special_tokens) -> dict"},
+    {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},
+    {"id_to_token", (PyCFunction)Tok_id_to_token, METH_VARARGS, "stored token string or None"},
+    {"id_to_bytes", (PyCFunction)Tok_id_to_bytes, METH_VARARGS, "real bytes of a token or None"},
+    {"token_to_id", (PyCFunction)Tok_token_to_id, METH_VARARGS, "id of a token string or None"},
+    {"vocab_size", (PyCFunction)Tok_vocab_size, METH_NOARGS, "max id + 1"},
+    {"describe", (PyCFunction)Tok_describe, METH_NOARGS, "pipeline description as JSON"},
+    {"is_special", (PyCFunction)Tok_is_special, METH_VARARGS, "id is a special added token"},
+    {"added_tokens", (PyCFunction)Tok_added_tokens, METH_NOARGS, "list of added tokens"},
+    {"add_tokens", (PyCFunction)Tok_add_tokens, METH_VARARGS, "add added tokens (before sharing the handle)"},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject TokType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tokinspect._tokcore.Handle",
+    .tp_basicsize = sizeof(TokObject),
+    .tp_dealloc = (destructor)Tok_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A loaded tokenizer (native handle).",
+    .tp_methods = Tok_methods,
+};
+
+static PyMethodDef mod_methods[] = {
+    {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
+    {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_tokcore", "tokcore engine", -1, mod_methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__tokcore(void) {
+    if (PyType_Ready(&TokType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&moddef);
+    if (!m) return NULL;
+    TokError = PyErr_NewException("tokinspect._tokcore.TokenizerError", PyExc_ValueError, NULL);
+    if (!TokError || PyModule_AddObject(m, "TokenizerError", TokError) < 0) { Py_XDECREF(TokError); Py_DECREF(m); return NULL; }
+    Py_INCREF(TokError);
+    if (PyModule_AddStringConstant(m, "VERSION", TC_VERSION) < 0) { Py_DECREF(m); return NULL; }
+    return m;
+}

@@ -1,0 +1,261 @@
+/* bpe.c - byte-pair encoding of one chunk, HF `tokenizers` semantics.
+ *
+ * Does: initial symbols (byte-level bytes, or chars with
+ * continuing_subword_prefix / end_of_word_suffix, byte_fallback, unk and
+ * fuse_unk), `ignore_merges`, then merging with a binary heap ordered by
+ * (rank, position), with HF's rule for expired heap entries: an entry is
+ * applied when the pair now at its position still merges into the entry's
+ * new id. Two models share the loop:
+ *   merges - rank and new id from the merges table (tokenizer.json, merges.txt)
+ *   rank   - tiktoken: the pair whose concatenated bytes have the lowest
+ *            id merges first (rank files)
+ * Complexity: O(n log n) in the chunk length, so a 5 MB "word" is fine.
+ * Does not: cache (the caller caches whole chunks), dropout (refused at load).
+ */
+#include "bpe.h"
+
+void tc_bpe_scratch_free(tc_bpe_scratch *sc) {
+    free(sc->syms);
+    free(sc->heap);
+    free(sc->out);
+    tc_buf_free(&sc->tmp);
+    memset(sc, 0, sizeof *sc);
+}
+
+static inline int heap_less(const tc_heap_item *a, const tc_heap_item *b) {
+    return a->rank < b->rank || (a->rank == b->rank && a->pos < b->pos);
+}
+
+static int heap_push(tc_bpe_scratch *sc, uint32_t rank, uint32_t pos, uint32_t new_id) {
+    if (sc->heap_n == sc->heap_cap) {
+        void *p = sc->heap;
+        if (tc_grow(&p, &sc->heap_cap, sc->heap_n + 1, sizeof *sc->heap) != 0) return -1;
+        sc->heap = p;
+    }
+    tc_heap_item it = {rank, pos, new_id};
+    size_t i = sc->heap_n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!heap_less(&it, &sc->heap[parent])) break;
+        sc->heap[i] = sc->heap[parent];
+        i = parent;
+    }
+    sc->heap[i] = it;
+    return 0;
+}
+
+static tc_heap_item heap_pop(tc_bpe_scratch *sc) {
+    tc_heap_item top = sc->heap[0];
+    tc_heap_item last = sc->heap[--sc->heap_n];
+    size_t i = 0, n = sc->heap_n;
+    for (;;) {
+        size_t l = 2 * i + 1;
+        if (l >= n) break;
+        size_t c = (l + 1 < n && heap_less(&sc->heap[l + 1], &sc->heap[l])) ? l + 1 : l;
+        if (!heap_less(&sc->heap[c], &last)) break;
+        sc->heap[i] = sc->heap[c];
+        i = c;
+    }
+    if (n > 0) sc->heap[i] = last;
+    return top;
+}
+
+/* Looks up the merge of two adjacent symbols. */
+static inline int pair_merge(const tc_model *m, const uint8_t *chunk, const tc_sym *a, const tc_sym *b,
+                             uint32_t *rank, uint32_t *new_id) {
+    if (m->kind == TC_MODEL_BPE_MERGES) {
+        const tc_merge *mg = tc_pairmap_get(&m->merges, a->id, b->id);
+        if (!mg) return 0;
+        *rank = mg->rank;
+        *new_id = mg->new_id;
+        return 1;
+    }
+    int64_t id = tc_strmap_find(&m->by_bytes, &m->vocab, 1, chunk + a->start, (size_t)a->len + b->len);
+    if (id < 0) return 0;
+    *rank = (uint32_t)id;
+    *new_id = (uint32_t)id;
+    return 1;
+}
+
+static int push_sym(tc_bpe_scratch *sc, size_t *n, uint32_t id, uint32_t start, uint32_t len) {
+    if (*n == sc->syms_cap) {
+        void *p = sc->syms;
+        if (tc_grow(&p, &sc->syms_cap, *n + 1, sizeof *sc->syms) != 0) return -1;
+        sc->syms = p;
+    }
+    tc_sym *s = &sc->syms[*n];
+    s->id = id; s->start = start; s->len = len;
+    s->prev = (int32_t)*n - 1; s->next = (int32_t)*n + 1;
+    (*n)++;
+    return 0;
+}
+
+/* Looks up the model-space string of one initial unit, with prefix/suffix. */
+static int64_t unit_id(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *unit, size_t ulen,
+                       int first, int last) {
+    const tc_model *m = &tok->model;
+    if (tok->byte_level && ulen == 1 && !m->cont_prefix_len && !m->eow_suffix_len) return m->byte_ids[unit[0]];
+    sc->tmp.len = 0;
+    if (!first && m->cont_prefix_len && tc_buf_append(&sc->tmp, m->cont_prefix, m->cont_prefix_len) != 0) return -2;
+    if (tok->byte_level) {
+        uint8_t u[4];
+        int k = tc_utf8_encode(tc_byte_to_cp(unit[0]), u);
+        if (tc_buf_append(&sc->tmp, u, (size_t)k) != 0) return -2;
+    } else if (tc_buf_append(&sc->tmp, unit, ulen) != 0) return -2;
+    if (last && m->eow_suffix_len && tc_buf_append(&sc->tmp, m->eow_suffix, m->eow_suffix_len) != 0) return -2;
+    if (m->kind == TC_MODEL_BPE_RANK) return tc_strmap_find(&m->by_bytes, &m->vocab, 1, sc->tmp.data, sc->tmp.len);
+    return tc_vocab_find(&m->vocab, sc->tmp.data, sc->tmp.len);
+}
+
+static int emit(tc_bpe_scratch *sc, uint32_t id, uint32_t start, uint32_t end) {
+    if (sc->nout == sc->out_cap) {
+        void *p = sc->out;
+        if (tc_grow(&p, &sc->out_cap, sc->nout + 1, sizeof *sc->out) != 0) return -1;
+        sc->out = p;
+    }
+    sc->out[sc->nout].id = id;
+    sc->out[sc->nout].start = start;
+    sc->out[sc->nout].end = end;
+    sc->nout++;
+    return 0;
+}
+
+static int trace_push_sym(tc_trace *tr, uint32_t id) {
+    void *p = tr->syms;
+    if (tc_grow(&p, &tr->syms_cap, tr->nsyms + 1, sizeof *tr->syms) != 0) return -1;
+    tr->syms = p;
+    tr->syms[tr->nsyms++] = id;
+    return 0;
+}
+
+static int trace_push_step(tc_trace *tr, uint32_t pos, uint32_t rank, uint32_t l, uint32_t r, uint32_t nid) {
+    void *p = tr->steps;
+    if (tc_grow(&p, &tr->steps_cap, tr->nsteps + 1, sizeof *tr->steps) != 0) return -1;
+    tr->steps = p;
+    tc_trace_step *s = &tr->steps[tr->nsteps++];
+    s->pos = pos; s->rank = rank; s->left = l; s->right = r; s->new_id = nid;
+    return 0;
+}
+
+int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr) {
+    const tc_model *m = &tok->model;
+    sc->nout = 0;
+    if (len == 0) return 0;
+
+    /* ignore_merges: a chunk that is itself a vocabulary entry is one token */
+    if (m->ignore_merges) {
+        int64_t id;
+        if (tok->byte_level) {
+            sc->tmp.len = 0;
+            for (size_t i = 0; i < len; i++) {
+                uint8_t u[4];
+                int k = tc_utf8_encode(tc_byte_to_cp(chunk[i]), u);
+                if (tc_buf_append(&sc->tmp, u, (size_t)k) != 0) return -1;
+            }
+            id = tc_vocab_find(&m->vocab, sc->tmp.data, sc->tmp.len);
+        } else {
+            id = tc_vocab_find(&m->vocab, chunk, len);
+        }
+        if (id >= 0) {
+            if (tr && trace_push_sym(tr, (uint32_t)id) != 0) return -1;
+            return emit(sc, (uint32_t)id, 0, (uint32_t)len);
+        }
+    }
+
+    /* 1. initial symbols */
+    size_t n = 0;
+    int64_t unk_pending = -1;
+    uint32_t unk_start = 0, unk_len = 0;
+    for (size_t i = 0; i < len;) {
+        size_t ulen = 1;
+        if (!tok->byte_level) {
+            int k;
+            (void)tc_utf8_decode(chunk, len, i, &k);
+            ulen = (size_t)k;
+        }
+        int first = i == 0, last = i + ulen >= len;
+        int64_t id = unit_id(tok, sc, chunk + i, ulen, first, last);
+        if (id == -2) return -1;
+        if (id >= 0) {
+            if (unk_pending >= 0) {
+                if (push_sym(sc, &n, (uint32_t)unk_pending, unk_start, unk_len) != 0) return -1;
+                unk_pending = -1;
+            }
+            if (push_sym(sc, &n, (uint32_t)id, (uint32_t)i, (uint32_t)ulen) != 0) return -1;
+            i += ulen;
+            continue;
+        }
+        if (m->byte_fallback) {
+            /* every byte of the unit as <0xNN>, or none */
+            int64_t ids[4];
+            size_t ok = 0;
+            for (size_t b = 0; b < ulen; b++) {
+                ids[b] = m->fallback_ids[chunk[i + b]];
+                if (ids[b] >= 0) ok++;
+            }
+            if (ok == ulen) {
+                for (size_t b = 0; b < ulen; b++)
+                    if (push_sym(sc, &n, (uint32_t)ids[b], (uint32_t)(i + b), 1) != 0) return -1;
+                i += ulen;
+                continue;
+            }
+        }
+        if (m->unk_id >= 0) {
+            if (unk_pending >= 0 && m->fuse_unk) {
+                unk_len += (uint32_t)ulen;
+            } else {
+                if (unk_pending >= 0 && push_sym(sc, &n, (uint32_t)unk_pending, unk_start, unk_len) != 0) return -1;
+                unk_pending = m->unk_id;
+                unk_start = (uint32_t)i;
+                unk_len = (uint32_t)ulen;
+            }
+        }
+        /* else: HF drops a unit that has no id and no unk token */
+        i += ulen;
+    }
+    if (unk_pending >= 0 && push_sym(sc, &n, (uint32_t)unk_pending, unk_start, unk_len) != 0) return -1;
+    if (n == 0) return 0;
+    sc->syms[n - 1].next = -1;
+    if (tr) {
+        for (size_t i = 0; i < n; i++)
+            if (trace_push_sym(tr, sc->syms[i].id) != 0) return -1;
+    }
+
+    /* 2. merge: lowest (rank, position) first */
+    sc->heap_n = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        uint32_t rank, nid;
+        if (pair_merge(m, chunk, &sc->syms[i], &sc->syms[i + 1], &rank, &nid) &&
+            heap_push(sc, rank, (uint32_t)i, nid) != 0) return -1;
+    }
+    while (sc->heap_n > 0) {
+        tc_heap_item top = heap_pop(sc);
+        tc_sym *cur = &sc->syms[top.pos];
+        if (cur->len == 0 || cur->next < 0) continue;
+        tc_sym *right = &sc->syms[cur->next];
+        uint32_t rank, nid;
+        /* subtle: HF checks only that the pair still yields the same new id */
+        if (!pair_merge(m, chunk, cur, right, &rank, &nid) || nid != top.new_id) continue;
+        if (tr && trace_push_step(tr, top.pos, top.rank, cur->id, right->id, top.new_id) != 0) return -1;
+        cur->id = top.new_id;
+        cur->len += right->len;
+        cur->next = right->next;
+        right->len = 0;
+        if (cur->next >= 0) sc->syms[cur->next].prev = (int32_t)top.pos;
+        if (cur->prev >= 0) {
+            tc_sym *p = &sc->syms[cur->prev];
+            if (pair_merge(m, chunk, p, cur, &rank, &nid) && heap_push(sc, rank, (uint32_t)cur->prev, nid) != 0) return -1;
+        }
+        if (cur->next >= 0) {
+            tc_sym *nx = &sc->syms[cur->next];
+            if (pair_merge(m, chunk, cur, nx, &rank, &nid) && heap_push(sc, rank, top.pos, nid) != 0) return -1;
+        }
+    }
+
+    /* 3. emit the surviving symbols in order */
+    for (int32_t i = 0; i >= 0; i = sc->syms[i].next) {
+        const tc_sym *s = &sc->syms[i];
+        if (emit(sc, s->id, s->start, s->start + s->len) != 0) return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,182 @@
+/* engine.h - internal structures shared by the engine's files.
+ * Not part of the public API (tokcore.h). */
+#ifndef TC_ENGINE_H
+#define TC_ENGINE_H
+
+#include "tokcore.h"
+#include "normalize.h"
+#include "regex.h"
+
+/* ---- string -> id table (open addressing, keys in a pool) -------------- */
+
+typedef struct tc_strmap {
+    uint32_t *slots;      /* id + 1, 0 = empty */
+    size_t cap;           /* power of two */
+    size_t used;
+} tc_strmap;
+
+/* ---- pair -> merge table --------------------------------------------- */
+
+typedef struct tc_merge {
+    uint64_t key;         /* (left << 32) | right, UINT64_MAX = empty */
+    uint32_t rank, new_id;
+} tc_merge;
+
+typedef struct tc_pairmap {
+    tc_merge *slots;
+    size_t cap, used;
+} tc_pairmap;
+
+/* ---- vocabulary ------------------------------------------------------- */
+
+/* Each id has its stored string (as in the file) and its real bytes. */
+typedef struct tc_entry {
+    uint32_t str_off, str_len;     /* into vocab.pool */
+    uint32_t bytes_off, bytes_len; /* into vocab.pool */
+    uint8_t present;
+} tc_entry;
+
+typedef struct tc_vocab {
+    tc_entry *entries;       /* indexed by id, size n */
+    uint32_t n;
+    tc_buf pool;
+    tc_strmap by_str;        /* stored string -> id */
+} tc_vocab;
+
+/* ---- pre-tokenizers --------------------------------------------------- */
+
+typedef enum tc_split_behavior {
+    TC_SPLIT_REMOVED, TC_SPLIT_ISOLATED, TC_SPLIT_MERGED_PREV, TC_SPLIT_MERGED_NEXT, TC_SPLIT_CONTIGUOUS
+} tc_split_behavior;
+
+typedef enum tc_pretok_kind {
+    TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS
+} tc_pretok_kind;
+
+/* Hand-written scanners that agree with the generic matcher on one
+ * well-known pattern each (see pretok.c). */
+typedef enum tc_fastpat {
+    TC_FAST_NONE = 0, TC_FAST_QWEN2, TC_FAST_CL100K, TC_FAST_GPT2
+} tc_fastpat;
+
+typedef struct tc_pretok {
+    tc_pretok_kind kind;
+    tc_split_behavior behavior;
+    int invert;
+    tc_regex *re;            /* SPLIT_REGEX, BYTELEVEL with use_regex */
+    tc_fastpat fast;
+    char *literal; size_t literal_len;  /* SPLIT_STRING */
+    int add_prefix_space, use_regex, trim_offsets;
+    int individual_digits;
+} tc_pretok;
+
+#define TC_MAX_PRETOK 16
+
+/* ---- added tokens ----------------------------------------------------- */
+
+typedef struct tc_added {
+    tc_added_token_spec spec;     /* content points into added_pool */
+} tc_added;
+
+/* A byte trie for leftmost-longest matching of added tokens. */
+typedef struct tc_trie_node {
+    uint32_t child_first;  /* index into trie edges */
+    uint16_t nchild;
+    int32_t token;         /* index into tok->added, -1 if none ends here */
+} tc_trie_node;
+
+typedef struct tc_trie_edge {
+    uint8_t byte;
+    uint32_t node;
+} tc_trie_edge;
+
+typedef struct tc_trie {
+    tc_trie_node *nodes; size_t nnodes;
+    tc_trie_edge *edges; size_t nedges;
+    uint8_t first_byte[256];   /* 1 if some token starts with this byte */
+} tc_trie;
+
+/* ---- post-processors and decoders ---------------------------------- */
+
+typedef enum tc_post_kind { TC_POST_BYTELEVEL, TC_POST_TEMPLATE } tc_post_kind;
+
+typedef struct tc_template_piece {
+    int is_sequence;           /* 1: $A (the input), 0: a special token */
+    uint32_t ids[8]; uint32_t nids;   /* special token ids */
+} tc_template_piece;
+
+typedef struct tc_post {
+    tc_post_kind kind;
+    int trim_offsets, add_prefix_space;
+    tc_template_piece *single; size_t nsingle;
+} tc_post;
+
+#define TC_MAX_POST 8
+
+typedef enum tc_decoder_kind { TC_DEC_NONE, TC_DEC_BYTELEVEL } tc_decoder_kind;
+
+/* ---- model ---------------------------------------------------------- */
+
+typedef enum tc_model_kind { TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK } tc_model_kind;
+
+typedef struct tc_model {
+    tc_model_kind kind;
+    tc_vocab vocab;              /* the model's vocabulary */
+    tc_pairmap merges;           /* BPE_MERGES */
+    tc_strmap by_bytes;          /* BPE_RANK: real bytes -> id */
+    int ignore_merges;
+    int64_t unk_id;              /* -1 none */
+    int fuse_unk;
+    char *cont_prefix; size_t cont_prefix_len;
+    char *eow_suffix; size_t eow_suffix_len;
+    int64_t byte_ids[256];       /* byte-level: id of each single byte, -1 if absent */
+    int byte_fallback;
+    int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
+} tc_model;
+
+struct tc_tokenizer {
+    tc_model model;
+    int byte_level;              /* the model sees byte-level mapped chars */
+    tc_normalizer normalizer; int has_normalizer;
+    tc_pretok pretok[TC_MAX_PRETOK]; int npretok;
+    tc_post post[TC_MAX_POST]; int npost;
+    tc_decoder_kind decoder;
+    /* added tokens */
+    tc_added *added; size_t nadded, added_cap;
+    tc_buf added_pool;
+    tc_trie trie_raw, trie_norm;  /* normalized=false / normalized=true */
+    int tries_built;
+    uint32_t *added_by_id; size_t added_by_id_n; /* id -> added index + 1, 0 none */
+    tc_buf describe;
+};
+
+/* vocab.c */
+uint64_t tc_hash_bytes(const uint8_t *p, size_t n);
+int tc_vocab_init(tc_vocab *v, uint32_t n);
+int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int byte_level, tc_error *err);
+int tc_vocab_build_index(tc_vocab *v, tc_error *err);
+int64_t tc_vocab_find(const tc_vocab *v, const uint8_t *s, size_t len);
+void tc_vocab_free(tc_vocab *v);
+int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err);
+int64_t tc_strmap_find(const tc_strmap *m, const tc_vocab *v, int by_bytes, const uint8_t *s, size_t len);
+void tc_strmap_free(tc_strmap *m);
+int tc_pairmap_init(tc_pairmap *m, size_t expected);
+int tc_pairmap_put(tc_pairmap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id);
+const tc_merge *tc_pairmap_get(const tc_pairmap *m, uint32_t a, uint32_t b);
+void tc_pairmap_free(tc_pairmap *m);
+static inline const uint8_t *tc_entry_str(const tc_vocab *v, uint32_t id) { return v->pool.data + v->entries[id].str_off; }
+static inline const uint8_t *tc_entry_bytes(const tc_vocab *v, uint32_t id) { return v->pool.data + v->entries[id].bytes_off; }
+
+/* byte-level mapping (GPT-2 bytes_to_unicode) */
+uint32_t tc_byte_to_cp(uint8_t b);
+int tc_cp_to_byte(uint32_t cp);   /* -1 if cp is not a mapped char */
+/* Converts a byte-level string to real bytes; returns 0 if every char is
+ * mapped, 1 if not (then out holds the raw UTF-8 copy), -1 on OOM. */
+int tc_bytelevel_unmap(const uint8_t *s, size_t len, tc_buf *out);
+
+/* tokenizer.c */
+tc_tokenizer *tc_tokenizer_new(void);
+int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err); /* builds byte ids, indexes */
+int tc_model_init_bytes(tc_tokenizer *tok, tc_error *err);
+
+#endif

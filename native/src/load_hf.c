@@ -1,0 +1,486 @@
+/* load_hf.c - HF `tokenizer.json` loader.
+ *
+ * Does: reads every component the engine supports into a handle, checking
+ * types strictly; anything else is refused with the JSON path of the
+ * component, its type and its byte offset.
+ * Supported: normalizer NFC/NFD/NFKC/NFKD/Lowercase/Sequence;
+ * pre_tokenizer Split/ByteLevel/Digits/Sequence; model BPE;
+ * post_processor ByteLevel/TemplateProcessing/Sequence; decoder ByteLevel.
+ * Does not: truncation, padding, dropout (refused), other models.
+ */
+#include <stdio.h>
+
+#include "engine.h"
+#include "json.h"
+#include "pretok.h"
+
+#define GPT2_PATTERN "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
+
+typedef struct ld {
+    tc_tokenizer *tok;
+    tc_error *err;
+    const char *src; size_t srclen;
+} ld;
+
+static int fail(ld *L, int code, const tc_json *v, const char *path, const char *fmt, const char *a) {
+    char what[300];
+    snprintf(what, sizeof what, fmt, a ? a : "");
+    int line = 0, col = 0;
+    if (v) tc_json_line_col(L->src, L->srclen, v->offset, &line, &col);
+    return tc_error_set(L->err, code, "tokenizer.json: %s: %s (byte %u, line %d, column %d)", path, what,
+                        v ? v->offset : 0, line, col);
+}
+
+static const tc_json *member(const tc_json *obj, const char *key) { return tc_json_get(obj, key); }
+
+/* Optional bool member: absent or null gives def. */
+static int get_bool(ld *L, const tc_json *obj, const char *key, const char *path, int def, int *out) {
+    const tc_json *v = member(obj, key);
+    if (!v || v->type == TC_JSON_NULL) { *out = def; return 0; }
+    if (v->type != TC_JSON_TRUE && v->type != TC_JSON_FALSE) {
+        char p[300];
+        snprintf(p, sizeof p, "%s.%s", path, key);
+        return fail(L, TC_ERR_FORMAT, v, p, "expected true or false%s", NULL);
+    }
+    *out = v->type == TC_JSON_TRUE;
+    return 0;
+}
+
+/* Optional string member (absent/null -> NULL). */
+static int get_str(ld *L, const tc_json *obj, const char *key, const char *path, const tc_json **out) {
+    const tc_json *v = member(obj, key);
+    *out = NULL;
+    if (!v || v->type == TC_JSON_NULL) return 0;
+    if (v->type != TC_JSON_STRING) {
+        char p[300];
+        snprintf(p, sizeof p, "%s.%s", path, key);
+        return fail(L, TC_ERR_FORMAT, v, p, "expected a string%s", NULL);
+    }
+    *out = v;
+    return 0;
+}
+
+static int get_type(ld *L, const tc_json *obj, const char *path, const char **type) {
+    if (obj->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, obj, path, "expected an object%s", NULL);
+    const tc_json *t = member(obj, "type");
+    if (!t || t->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, obj, path, "missing string member \"type\"%s", NULL);
+    *type = t->u.str.s;
+    return 0;
+}
+
+/* ---- normalizer ----------------------------------------------------------- */
+
+static int load_normalizer(ld *L, const tc_json *v, const char *path) {
+    const char *type;
+    if (get_type(L, v, path, &type)) return L->err->code;
+    tc_normalizer *n = &L->tok->normalizer;
+    if (strcmp(type, "Sequence") == 0) {
+        const tc_json *arr = member(v, "normalizers");
+        if (!arr || arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "Sequence needs an array \"normalizers\"%s", NULL);
+        for (uint32_t i = 0; i < arr->u.arr.n; i++) {
+            char p[300];
+            snprintf(p, sizeof p, "%s.normalizers[%u]", path, i);
+            int r = load_normalizer(L, &arr->u.arr.items[i], p);
+            if (r) return r;
+        }
+        return 0;
+    }
+    tc_norm_kind k;
+    if (strcmp(type, "NFC") == 0) k = TC_NORM_NFC;
+    else if (strcmp(type, "NFD") == 0) k = TC_NORM_NFD;
+    else if (strcmp(type, "NFKC") == 0) k = TC_NORM_NFKC;
+    else if (strcmp(type, "NFKD") == 0) k = TC_NORM_NFKD;
+    else if (strcmp(type, "Lowercase") == 0) k = TC_NORM_LOWERCASE;
+    else return fail(L, TC_ERR_UNSUPPORTED, v, path, "normalizer type \"%s\" is not supported", type);
+    if (n->nsteps >= TC_NORM_MAX_STEPS) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 normalizers%s", NULL);
+    n->steps[n->nsteps++] = k;
+    L->tok->has_normalizer = 1;
+    return 0;
+}
+
+/* ---- pre-tokenizer -------------------------------------------------------- */
+
+static int add_pretok(ld *L, const tc_json *v, const char *path, tc_pretok **out) {
+    if (L->tok->npretok >= TC_MAX_PRETOK) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 pre-tokenizers%s", NULL);
+    if (L->tok->byte_level) return fail(L, TC_ERR_UNSUPPORTED, v, path, "a pre-tokenizer after ByteLevel is not supported (it would see byte-mapped characters)%s", NULL);
+    *out = &L->tok->pretok[L->tok->npretok++];
+    memset(*out, 0, sizeof **out);
+    return 0;
+}
+
+static int compile_regex(ld *L, tc_pretok *pt, const char *pat, size_t len, const tc_json *v, const char *path) {
+    tc_error e = {0};
+    pt->re = tc_regex_compile(pat, len, &e);
+    if (!pt->re) {
+        char p[300];
+        snprintf(p, sizeof p, "%s.pattern", path);
+        return fail(L, e.code ? e.code : TC_ERR_FORMAT, v, p, "%s", e.msg);
+    }
+    pt->fast = tc_fast_detect(pat, len);
+    return 0;
+}
+
+static int load_pretok(ld *L, const tc_json *v, const char *path) {
+    const char *type;
+    if (get_type(L, v, path, &type)) return L->err->code;
+    if (strcmp(type, "Sequence") == 0) {
+        const tc_json *arr = member(v, "pretokenizers");
+        if (!arr || arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "Sequence needs an array \"pretokenizers\"%s", NULL);
+        for (uint32_t i = 0; i < arr->u.arr.n; i++) {
+            char p[300];
+            snprintf(p, sizeof p, "%s.pretokenizers[%u]", path, i);
+            int r = load_pretok(L, &arr->u.arr.items[i], p);
+            if (r) return r;
+        }
+        return 0;
+    }
+    tc_pretok *pt;
+    if (strcmp(type, "Split") == 0) {
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        const tc_json *pat = member(v, "pattern");
+        if (!pat || pat->type != TC_JSON_OBJECT || pat->u.obj.n != 1) return fail(L, TC_ERR_FORMAT, v, path, "Split needs \"pattern\": {\"Regex\": ...} or {\"String\": ...}%s", NULL);
+        const tc_json_member *pm = &pat->u.obj.members[0];
+        if (pm->value.type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, &pm->value, path, "pattern must be a string%s", NULL);
+        if (strcmp(pm->key, "Regex") == 0) {
+            pt->kind = TC_PT_SPLIT_REGEX;
+            if (compile_regex(L, pt, pm->value.u.str.s, pm->value.u.str.len, &pm->value, path)) return L->err->code;
+        } else if (strcmp(pm->key, "String") == 0) {
+            pt->kind = TC_PT_SPLIT_STRING;
+            pt->literal = malloc(pm->value.u.str.len + 1);
+            if (!pt->literal) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+            memcpy(pt->literal, pm->value.u.str.s, pm->value.u.str.len + 1);
+            pt->literal_len = pm->value.u.str.len;
+        } else {
+            return fail(L, TC_ERR_UNSUPPORTED, pat, path, "pattern kind \"%s\" is not supported", pm->key);
+        }
+        const tc_json *b = member(v, "behavior");
+        if (!b || b->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, v, path, "Split needs a string \"behavior\"%s", NULL);
+        const char *bs = b->u.str.s;
+        if (strcmp(bs, "Removed") == 0) pt->behavior = TC_SPLIT_REMOVED;
+        else if (strcmp(bs, "Isolated") == 0) pt->behavior = TC_SPLIT_ISOLATED;
+        else if (strcmp(bs, "MergedWithPrevious") == 0) pt->behavior = TC_SPLIT_MERGED_PREV;
+        else if (strcmp(bs, "MergedWithNext") == 0) pt->behavior = TC_SPLIT_MERGED_NEXT;
+        else if (strcmp(bs, "Contiguous") == 0) pt->behavior = TC_SPLIT_CONTIGUOUS;
+        else return fail(L, TC_ERR_FORMAT, b, path, "unknown Split behavior \"%s\"", bs);
+        return get_bool(L, v, "invert", path, 0, &pt->invert) ? L->err->code : 0;
+    }
+    if (strcmp(type, "ByteLevel") == 0) {
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_BYTELEVEL;
+        if (get_bool(L, v, "add_prefix_space", path, 1, &pt->add_prefix_space) ||
+            get_bool(L, v, "trim_offsets", path, 1, &pt->trim_offsets) ||
+            get_bool(L, v, "use_regex", path, 1, &pt->use_regex)) return L->err->code;
+        if (pt->use_regex && compile_regex(L, pt, GPT2_PATTERN, strlen(GPT2_PATTERN), v, path)) return L->err->code;
+        L->tok->byte_level = 1;
+        return 0;
+    }
+    if (strcmp(type, "Digits") == 0) {
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_DIGITS;
+        return get_bool(L, v, "individual_digits", path, 0, &pt->individual_digits) ? L->err->code : 0;
+    }
+    return fail(L, TC_ERR_UNSUPPORTED, v, path, "pre-tokenizer type \"%s\" is not supported", type);
+}
+
+/* ---- post-processor ------------------------------------------------------- */
+
+static int load_template(ld *L, const tc_json *v, const char *path, tc_post *pp) {
+    const tc_json *single = member(v, "single");
+    const tc_json *specials = member(v, "special_tokens");
+    if (!single || single->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "TemplateProcessing needs an array \"single\"%s", NULL);
+    if (specials && specials->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, specials, path, "\"special_tokens\" must be an object%s", NULL);
+    pp->single = calloc(single->u.arr.n ? single->u.arr.n : 1, sizeof *pp->single);
+    if (!pp->single) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    int seen_a = 0;
+    for (uint32_t i = 0; i < single->u.arr.n; i++) {
+        char p[300];
+        snprintf(p, sizeof p, "%s.single[%u]", path, i);
+        const tc_json *it = &single->u.arr.items[i];
+        if (it->type != TC_JSON_OBJECT || it->u.obj.n != 1) return fail(L, TC_ERR_FORMAT, it, p, "expected {\"Sequence\": ...} or {\"SpecialToken\": ...}%s", NULL);
+        const tc_json_member *m = &it->u.obj.members[0];
+        const tc_json *idv = member(&m->value, "id");
+        if (!idv || idv->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, it, p, "missing string \"id\"%s", NULL);
+        tc_template_piece *tp = &pp->single[pp->nsingle++];
+        if (strcmp(m->key, "Sequence") == 0) {
+            if (strcmp(idv->u.str.s, "A") != 0) return fail(L, TC_ERR_UNSUPPORTED, idv, p, "sequence \"%s\" in a single template", idv->u.str.s);
+            tp->is_sequence = 1;
+            seen_a = 1;
+        } else if (strcmp(m->key, "SpecialToken") == 0) {
+            const tc_json *st = specials ? member(specials, idv->u.str.s) : NULL;
+            if (!st) return fail(L, TC_ERR_FORMAT, idv, p, "special token \"%s\" is not in special_tokens", idv->u.str.s);
+            const tc_json *ids = member(st, "ids");
+            if (!ids || ids->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, st, p, "special token \"%s\" needs an array \"ids\"", idv->u.str.s);
+            if (ids->u.arr.n > 8) return fail(L, TC_ERR_LIMIT, st, p, "more than 8 ids in special token \"%s\"", idv->u.str.s);
+            for (uint32_t k = 0; k < ids->u.arr.n; k++) {
+                const tc_json *x = &ids->u.arr.items[k];
+                if (x->type != TC_JSON_NUMBER || !x->u.num.is_int || x->u.num.i < 0 || x->u.num.i >= TC_MAX_VOCAB)
+                    return fail(L, TC_ERR_FORMAT, x, p, "special token ids must be integers in range%s", NULL);
+                tp->ids[tp->nids++] = (uint32_t)x->u.num.i;
+            }
+        } else {
+            return fail(L, TC_ERR_FORMAT, it, p, "unknown template piece \"%s\"", m->key);
+        }
+    }
+    if (!seen_a) return fail(L, TC_ERR_FORMAT, single, path, "the single template has no $A%s", NULL);
+    return 0;
+}
+
+static int load_post(ld *L, const tc_json *v, const char *path) {
+    const char *type;
+    if (get_type(L, v, path, &type)) return L->err->code;
+    if (strcmp(type, "Sequence") == 0) {
+        const tc_json *arr = member(v, "processors");
+        if (!arr || arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "Sequence needs an array \"processors\"%s", NULL);
+        for (uint32_t i = 0; i < arr->u.arr.n; i++) {
+            char p[300];
+            snprintf(p, sizeof p, "%s.processors[%u]", path, i);
+            int r = load_post(L, &arr->u.arr.items[i], p);
+            if (r) return r;
+        }
+        return 0;
+    }
+    if (L->tok->npost >= TC_MAX_POST) return fail(L, TC_ERR_LIMIT, v, path, "more than 8 post-processors%s", NULL);
+    tc_post *pp = &L->tok->post[L->tok->npost++];
+    memset(pp, 0, sizeof *pp);
+    if (strcmp(type, "ByteLevel") == 0) {
+        pp->kind = TC_POST_BYTELEVEL;
+        if (get_bool(L, v, "trim_offsets", path, 1, &pp->trim_offsets) ||
+            get_bool(L, v, "add_prefix_space", path, 1, &pp->add_prefix_space)) return L->err->code;
+        return 0;
+    }
+    if (strcmp(type, "TemplateProcessing") == 0) {
+        pp->kind = TC_POST_TEMPLATE;
+        return load_template(L, v, path, pp);
+    }
+    return fail(L, TC_ERR_UNSUPPORTED, v, path, "post-processor type \"%s\" is not supported", type);
+}
+
+/* ---- model ------------------------------------------------------------------ */
+
+static int dup_str(ld *L, const tc_json *s, char **out, size_t *len) {
+    *out = NULL; *len = 0;
+    if (!s || s->u.str.len == 0) return 0;
+    *out = malloc(s->u.str.len + 1);
+    if (!*out) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    memcpy(*out, s->u.str.s, s->u.str.len + 1);
+    *len = s->u.str.len;
+    return 0;
+}
+
+static int load_model(ld *L, const tc_json *v) {
+    const char *path = "$.model";
+    if (!v || v->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "expected an object (is this a vocab.json? then give merges.txt too)%s", NULL);
+    const tc_json *t = member(v, "type");
+    if (t && (t->type != TC_JSON_STRING || strcmp(t->u.str.s, "BPE") != 0))
+        return fail(L, TC_ERR_UNSUPPORTED, t, "$.model.type", "model type \"%s\" is not supported (only BPE)", t->type == TC_JSON_STRING ? t->u.str.s : "?");
+    const tc_json *vocab = member(v, "vocab");
+    const tc_json *merges = member(v, "merges");
+    if (!vocab || vocab->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "missing object \"vocab\"%s", NULL);
+    if (!merges || merges->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "missing array \"merges\" (only BPE models are supported)%s", NULL);
+    const tc_json *dropout = member(v, "dropout");
+    if (dropout && dropout->type != TC_JSON_NULL) return fail(L, TC_ERR_UNSUPPORTED, dropout, "$.model.dropout", "BPE dropout is random and not supported%s", NULL);
+    tc_model *m = &L->tok->model;
+    m->kind = TC_MODEL_BPE_MERGES;
+    const tc_json *unk, *pre, *suf;
+    if (get_str(L, v, "unk_token", path, &unk) || get_str(L, v, "continuing_subword_prefix", path, &pre) ||
+        get_str(L, v, "end_of_word_suffix", path, &suf) || get_bool(L, v, "fuse_unk", path, 0, &m->fuse_unk) ||
+        get_bool(L, v, "byte_fallback", path, 0, &m->byte_fallback) ||
+        get_bool(L, v, "ignore_merges", path, 0, &m->ignore_merges)) return L->err->code;
+    if (dup_str(L, pre, &m->cont_prefix, &m->cont_prefix_len) || dup_str(L, suf, &m->eow_suffix, &m->eow_suffix_len)) return L->err->code;
+
+    /* vocabulary: ids must be unique; size = max id + 1 */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < vocab->u.obj.n; i++) {
+        const tc_json *idv = &vocab->u.obj.members[i].value;
+        if (idv->type != TC_JSON_NUMBER || !idv->u.num.is_int || idv->u.num.i < 0 || idv->u.num.i >= TC_MAX_VOCAB) {
+            char p[300];
+            snprintf(p, sizeof p, "$.model.vocab[\"%.60s\"]", vocab->u.obj.members[i].key);
+            return fail(L, TC_ERR_FORMAT, idv, p, "token id must be an integer in [0, 16000000)%s", NULL);
+        }
+        if ((uint32_t)idv->u.num.i + 1 > n) n = (uint32_t)idv->u.num.i + 1;
+    }
+    if (tc_vocab_init(&m->vocab, n) != 0) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    if (tc_buf_reserve(&m->vocab.pool, (size_t)vocab->u.obj.n * 16) != 0) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < vocab->u.obj.n; i++) {
+        const tc_json_member *mm = &vocab->u.obj.members[i];
+        tc_error e = {0};
+        if (tc_vocab_set(&m->vocab, (uint32_t)mm->value.u.num.i, (const uint8_t *)mm->key, mm->key_len, L->tok->byte_level, &e) != TC_OK) {
+            char p[300];
+            snprintf(p, sizeof p, "$.model.vocab[\"%.60s\"]", mm->key);
+            return fail(L, e.code, &mm->value, p, "%s", e.msg);
+        }
+    }
+    tc_error e = {0};
+    if (tc_vocab_build_index(&m->vocab, &e) != TC_OK) return fail(L, e.code, vocab, "$.model.vocab", "%s", e.msg);
+    if (unk) {
+        m->unk_id = tc_vocab_find(&m->vocab, (const uint8_t *)unk->u.str.s, unk->u.str.len);
+        /* HF fails only when the unk token is needed and missing; -1 keeps that */
+    }
+
+    /* merges: "a b" strings or ["a", "b"] pairs; rank = position */
+    if (tc_pairmap_init(&m->merges, merges->u.arr.n) != 0) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    tc_buf tmp = {0};
+    for (uint32_t r = 0; r < merges->u.arr.n; r++) {
+        const tc_json *it = &merges->u.arr.items[r];
+        const char *a, *b;
+        size_t al, bl;
+        char p[300];
+        snprintf(p, sizeof p, "$.model.merges[%u]", r);
+        if (it->type == TC_JSON_STRING) {
+            const char *s = it->u.str.s;
+            const char *sp = memchr(s, ' ', it->u.str.len);
+            if (!sp || memchr(sp + 1, ' ', it->u.str.len - (size_t)(sp + 1 - s))) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, p, "a merge must be two tokens separated by one space%s", NULL); }
+            a = s; al = (size_t)(sp - s); b = sp + 1; bl = it->u.str.len - al - 1;
+        } else if (it->type == TC_JSON_ARRAY && it->u.arr.n == 2 && it->u.arr.items[0].type == TC_JSON_STRING &&
+                   it->u.arr.items[1].type == TC_JSON_STRING) {
+            a = it->u.arr.items[0].u.str.s; al = it->u.arr.items[0].u.str.len;
+            b = it->u.arr.items[1].u.str.s; bl = it->u.arr.items[1].u.str.len;
+        } else {
+            tc_buf_free(&tmp);
+            return fail(L, TC_ERR_FORMAT, it, p, "a merge must be \"a b\" or [\"a\", \"b\"]%s", NULL);
+        }
+        int64_t ia = tc_vocab_find(&m->vocab, (const uint8_t *)a, al);
+        int64_t ib = tc_vocab_find(&m->vocab, (const uint8_t *)b, bl);
+        if (ia < 0 || ib < 0) {
+            tc_buf_free(&tmp);
+            char what[200];
+            snprintf(what, sizeof what, "%.80s", ia < 0 ? a : b);
+            return fail(L, TC_ERR_FORMAT, it, p, "merge names a token that is not in the vocabulary: \"%s\"", what);
+        }
+        if (bl < m->cont_prefix_len) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, p, "merge token shorter than continuing_subword_prefix%s", NULL); }
+        tmp.len = 0;
+        if (tc_buf_append(&tmp, a, al) != 0 || tc_buf_append(&tmp, b + m->cont_prefix_len, bl - m->cont_prefix_len) != 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory"); }
+        int64_t in = tc_vocab_find(&m->vocab, tmp.data, tmp.len);
+        if (in < 0) {
+            char what[200];
+            snprintf(what, sizeof what, "%.*s", (int)(tmp.len > 80 ? 80 : tmp.len), (const char *)tmp.data);
+            tc_buf_free(&tmp);
+            return fail(L, TC_ERR_FORMAT, it, p, "the merged token \"%s\" is not in the vocabulary", what);
+        }
+        if (tc_pairmap_put(&m->merges, (uint32_t)ia, (uint32_t)ib, r, (uint32_t)in) < 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "merge table full"); }
+    }
+    tc_buf_free(&tmp);
+    return 0;
+}
+
+/* ---- added tokens ----------------------------------------------------------- */
+
+static int load_added(ld *L, const tc_json *arr) {
+    if (!arr || arr->type == TC_JSON_NULL) return 0;
+    if (arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, arr, "$.added_tokens", "expected an array%s", NULL);
+    tc_added_token_spec *specs = calloc(arr->u.arr.n ? arr->u.arr.n : 1, sizeof *specs);
+    if (!specs) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < arr->u.arr.n; i++) {
+        const tc_json *it = &arr->u.arr.items[i];
+        char p[300];
+        snprintf(p, sizeof p, "$.added_tokens[%u]", i);
+        const tc_json *id = member(it, "id"), *content = member(it, "content");
+        if (it->type != TC_JSON_OBJECT || !id || id->type != TC_JSON_NUMBER || !id->u.num.is_int || id->u.num.i < 0 ||
+            id->u.num.i >= TC_MAX_VOCAB || !content || content->type != TC_JSON_STRING) {
+            free(specs);
+            return fail(L, TC_ERR_FORMAT, it, p, "an added token needs an integer \"id\" and a string \"content\"%s", NULL);
+        }
+        tc_added_token_spec *s = &specs[i];
+        s->id = (uint32_t)id->u.num.i;
+        s->content = content->u.str.s;
+        s->content_len = content->u.str.len;
+        if (get_bool(L, it, "special", p, 0, &s->special) || get_bool(L, it, "lstrip", p, 0, &s->lstrip) ||
+            get_bool(L, it, "rstrip", p, 0, &s->rstrip) || get_bool(L, it, "single_word", p, 0, &s->single_word) ||
+            get_bool(L, it, "normalized", p, !s->special, &s->normalized)) { free(specs); return L->err->code; }
+    }
+    tc_error e = {0};
+    int r = tc_add_tokens(L->tok, specs, arr->u.arr.n, &e);
+    free(specs);
+    if (r != TC_OK) return fail(L, e.code, arr, "$.added_tokens", "%s", e.msg);
+    return 0;
+}
+
+/* ---- describe ------------------------------------------------------------- */
+
+static void describe(tc_tokenizer *tok, const char *format) {
+    char tmp[512];
+    tc_buf *d = &tok->describe;
+    d->len = 0;
+    snprintf(tmp, sizeof tmp, "{\"format\":\"%s\",\"model\":\"%s\",\"vocab_size\":%u,\"model_vocab\":%u,\"merges\":%zu,\"added_tokens\":%zu,\"byte_level\":%s,\"ignore_merges\":%s,\"byte_fallback\":%s,",
+             format, tok->model.kind == TC_MODEL_BPE_RANK ? "BPE (rank)" : "BPE", tc_vocab_size(tok), tok->model.vocab.n,
+             tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
+             tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
+    tc_buf_append(d, tmp, strlen(tmp));
+    tc_buf_append(d, "\"normalizer\":[", 14);
+    static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase"};
+    for (int i = 0; i < tok->normalizer.nsteps; i++) {
+        snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", nn[tok->normalizer.steps[i]]);
+        tc_buf_append(d, tmp, strlen(tmp));
+    }
+    tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
+    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits"};
+    for (int i = 0; i < tok->npretok; i++) {
+        const tc_pretok *p = &tok->pretok[i];
+        snprintf(tmp, sizeof tmp, "%s\"%s%s\"", i ? "," : "", pk[p->kind], p->fast ? " [fast path]" : "");
+        tc_buf_append(d, tmp, strlen(tmp));
+    }
+    tc_buf_append(d, "],\"post_processor\":[", 20);
+    for (int i = 0; i < tok->npost; i++) {
+        snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", tok->post[i].kind == TC_POST_BYTELEVEL ? "ByteLevel" : "TemplateProcessing");
+        tc_buf_append(d, tmp, strlen(tmp));
+    }
+    snprintf(tmp, sizeof tmp, "],\"decoder\":\"%s\"}", tok->decoder == TC_DEC_BYTELEVEL ? "ByteLevel" : "none");
+    tc_buf_append(d, tmp, strlen(tmp) + 1);
+}
+
+void tc_describe_update(tc_tokenizer *tok, const char *format);
+void tc_describe_update(tc_tokenizer *tok, const char *format) { describe(tok, format); }
+
+/* ---- entry ------------------------------------------------------------------ */
+
+static int check_keys(ld *L, const tc_json *root) {
+    static const char *known[] = {"version", "truncation", "padding", "added_tokens", "normalizer",
+                                  "pre_tokenizer", "model", "post_processor", "decoder", NULL};
+    for (uint32_t i = 0; i < root->u.obj.n; i++) {
+        const char *k = root->u.obj.members[i].key;
+        int ok = 0;
+        for (int j = 0; known[j]; j++) if (strcmp(k, known[j]) == 0) ok = 1;
+        if (!ok) {
+            char p[200];
+            snprintf(p, sizeof p, "$.%.100s", k);
+            return fail(L, TC_ERR_UNSUPPORTED, &root->u.obj.members[i].value, p, "unknown top-level member%s", NULL);
+        }
+    }
+    return 0;
+}
+
+tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
+    tc_json_doc *doc = tc_json_parse((const char *)data, len, err);
+    if (!doc) {
+        tc_error_prefix(err, "tokenizer.json: ");
+        return NULL;
+    }
+    const tc_json *root = tc_json_root(doc);
+    tc_tokenizer *tok = tc_tokenizer_new();
+    if (!tok) { tc_json_free(doc); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return NULL; }
+    ld L = {tok, err, (const char *)data, len};
+    int r = 0;
+    if (root->type != TC_JSON_OBJECT) { r = fail(&L, TC_ERR_FORMAT, root, "$", "expected an object%s", NULL); goto out; }
+    if ((r = check_keys(&L, root))) goto out;
+    const tc_json *v;
+    if ((v = member(root, "truncation")) && v->type != TC_JSON_NULL) { r = fail(&L, TC_ERR_UNSUPPORTED, v, "$.truncation", "truncation is not supported (set it to null)%s", NULL); goto out; }
+    if ((v = member(root, "padding")) && v->type != TC_JSON_NULL) { r = fail(&L, TC_ERR_UNSUPPORTED, v, "$.padding", "padding is not supported (set it to null)%s", NULL); goto out; }
+    if ((v = member(root, "normalizer")) && v->type != TC_JSON_NULL && (r = load_normalizer(&L, v, "$.normalizer"))) goto out;
+    if ((v = member(root, "pre_tokenizer")) && v->type != TC_JSON_NULL && (r = load_pretok(&L, v, "$.pre_tokenizer"))) goto out;
+    if ((r = load_model(&L, member(root, "model")))) goto out;
+    if ((v = member(root, "post_processor")) && v->type != TC_JSON_NULL && (r = load_post(&L, v, "$.post_processor"))) goto out;
+    if ((v = member(root, "decoder")) && v->type != TC_JSON_NULL) {
+        const char *type;
+        if ((r = get_type(&L, v, "$.decoder", &type) ? err->code : 0)) goto out;
+        if (strcmp(type, "ByteLevel") != 0) { r = fail(&L, TC_ERR_UNSUPPORTED, v, "$.decoder", "decoder type \"%s\" is not supported", type); goto out; }
+        tok->decoder = TC_DEC_BYTELEVEL;
+    }
+    if ((r = tc_model_init_bytes(tok, err))) goto out;
+    if ((r = load_added(&L, member(root, "added_tokens")))) goto out;
+    if ((r = tc_tokenizer_finish(tok, err))) goto out;
+    describe(tok, "tokenizer.json");
+out:
+    tc_json_free(doc);
+    if (r) { tc_free(tok); return NULL; }
+    return tok;
+}

@@ -1,0 +1,408 @@
+/* load_other.c - loaders for GPT-2 vocab.json + merges.txt and tiktoken
+ * rank files, the pattern presets, and format detection.
+ *
+ * Does: builds the same pipeline HF builds for these models (ByteLevel
+ * BPE), with the pre-tokenizer of a named preset. For rank files it
+ * recovers the merges the way converters do (each token's two parts are
+ * what rank-BPE on its own bytes, limited to lower ranks, leaves), so
+ * `bpe` on a rank file is exactly HF's on the converted tokenizer.json.
+ * Does not: read tokenizer_config.json (the Python layer adds those tokens).
+ */
+#include <stdio.h>
+
+#include "bpe.h"
+#include "json.h"
+#include "pretok.h"
+
+#define PAT_GPT2 "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
+#define PAT_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define PAT_CL100K "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define PAT_O200K "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+
+void tc_describe_update(tc_tokenizer *tok, const char *format);
+
+int tc_preset_from_name(const char *name, tc_preset *out) {
+    static const struct { const char *n; tc_preset p; } t[] = {
+        {"qwen2", TC_PRESET_QWEN2}, {"qwen", TC_PRESET_QWEN2}, {"qwen3", TC_PRESET_QWEN2},
+        {"cl100k", TC_PRESET_CL100K}, {"cl100k_base", TC_PRESET_CL100K},
+        {"o200k", TC_PRESET_O200K}, {"o200k_base", TC_PRESET_O200K},
+        {"llama3", TC_PRESET_LLAMA3}, {"gpt2", TC_PRESET_GPT2}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(name, t[i].n) == 0) { *out = t[i].p; return 0; }
+    return -1;
+}
+
+/* Qwen3's added tokens (ids 151643..151668), special flag per token. */
+static const struct { const char *s; int special; } QWEN3_ADDED[] = {
+    {"<|endoftext|>", 1}, {"<|im_start|>", 1}, {"<|im_end|>", 1}, {"<|object_ref_start|>", 1},
+    {"<|object_ref_end|>", 1}, {"<|box_start|>", 1}, {"<|box_end|>", 1}, {"<|quad_start|>", 1},
+    {"<|quad_end|>", 1}, {"<|vision_start|>", 1}, {"<|vision_end|>", 1}, {"<|vision_pad|>", 1},
+    {"<|image_pad|>", 1}, {"<|video_pad|>", 1}, {"<tool_call>", 0}, {"</tool_call>", 0},
+    {"<|fim_prefix|>", 0}, {"<|fim_middle|>", 0}, {"<|fim_suffix|>", 0}, {"<|fim_pad|>", 0},
+    {"<|repo_name|>", 0}, {"<|file_sep|>", 0}, {"<tool_response>", 0}, {"</tool_response>", 0},
+    {"<think>", 0}, {"</think>", 0}};
+
+static int add_special(tc_tokenizer *tok, const char *s, uint32_t id, int special, tc_error *err) {
+    tc_added_token_spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.content = s; sp.content_len = strlen(s); sp.id = id; sp.special = special;
+    return tc_add_tokens(tok, &sp, 1, err);
+}
+
+static int preset_specials(tc_tokenizer *tok, tc_preset p, tc_error *err) {
+    int r = 0;
+    switch (p) {
+    case TC_PRESET_QWEN2:
+        for (size_t i = 0; i < sizeof QWEN3_ADDED / sizeof QWEN3_ADDED[0] && !r; i++)
+            r = add_special(tok, QWEN3_ADDED[i].s, 151643u + (uint32_t)i, QWEN3_ADDED[i].special, err);
+        return r;
+    case TC_PRESET_CL100K:
+        if (!r) r = add_special(tok, "<|endoftext|>", 100257, 1, err);
+        if (!r) r = add_special(tok, "<|fim_prefix|>", 100258, 1, err);
+        if (!r) r = add_special(tok, "<|fim_middle|>", 100259, 1, err);
+        if (!r) r = add_special(tok, "<|fim_suffix|>", 100260, 1, err);
+        if (!r) r = add_special(tok, "<|endofprompt|>", 100276, 1, err);
+        return r;
+    case TC_PRESET_O200K:
+        if (!r) r = add_special(tok, "<|endoftext|>", 199999, 1, err);
+        if (!r) r = add_special(tok, "<|endofprompt|>", 200018, 1, err);
+        return r;
+    default:
+        return 0;
+    }
+}
+
+/* Pipeline of a preset: normalizer, pre-tokenizers, post-processor, decoder. */
+static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
+    const char *pat = NULL;
+    switch (p) {
+    case TC_PRESET_QWEN2: pat = PAT_QWEN2; break;
+    case TC_PRESET_CL100K: pat = PAT_CL100K; break;
+    case TC_PRESET_LLAMA3: pat = PAT_CL100K; break;
+    case TC_PRESET_O200K: pat = PAT_O200K; break;
+    case TC_PRESET_GPT2: pat = NULL; break;
+    }
+    if (p == TC_PRESET_QWEN2) {
+        tok->has_normalizer = 1;
+        tok->normalizer.nsteps = 1;
+        tok->normalizer.steps[0] = TC_NORM_NFC;
+    }
+    tc_pretok *pt;
+    if (pat) {
+        pt = &tok->pretok[tok->npretok++];
+        memset(pt, 0, sizeof *pt);
+        pt->kind = TC_PT_SPLIT_REGEX;
+        pt->behavior = TC_SPLIT_ISOLATED;
+        pt->re = tc_regex_compile(pat, strlen(pat), err);
+        if (!pt->re) return err->code;
+        pt->fast = tc_fast_detect(pat, strlen(pat));
+    }
+    pt = &tok->pretok[tok->npretok++];
+    memset(pt, 0, sizeof *pt);
+    pt->kind = TC_PT_BYTELEVEL;
+    pt->use_regex = pat == NULL;
+    if (pt->use_regex) {
+        pt->re = tc_regex_compile(PAT_GPT2, strlen(PAT_GPT2), err);
+        if (!pt->re) return err->code;
+        pt->fast = tc_fast_detect(PAT_GPT2, strlen(PAT_GPT2));
+    }
+    tok->byte_level = 1;
+    tok->model.ignore_merges = p == TC_PRESET_LLAMA3 || p == TC_PRESET_CL100K || p == TC_PRESET_O200K;
+    tc_post *pp = &tok->post[tok->npost++];
+    memset(pp, 0, sizeof *pp);
+    pp->kind = TC_POST_BYTELEVEL;
+    pp->trim_offsets = 0;
+    tok->decoder = TC_DEC_BYTELEVEL;
+    return TC_OK;
+}
+
+/* ---- vocab.json + merges.txt ----------------------------------------------- */
+
+tc_tokenizer *tc_load_gpt2(const uint8_t *vocab, size_t vocab_len, const uint8_t *merges, size_t merges_len,
+                           tc_error *err) {
+    return tc_load_vocab_merges(vocab, vocab_len, merges, merges_len, TC_PRESET_GPT2, err);
+}
+
+tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const uint8_t *merges, size_t merges_len,
+                                   tc_preset preset, tc_error *err) {
+    tc_json_doc *doc = tc_json_parse((const char *)vocab, vocab_len, err);
+    if (!doc) {
+        tc_error_prefix(err, "vocab.json: ");
+        return NULL;
+    }
+    tc_tokenizer *tok = tc_tokenizer_new();
+    tc_buf tmp = {0};
+    if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    const tc_json *root = tc_json_root(doc);
+    if (root->type != TC_JSON_OBJECT) { tc_error_set(err, TC_ERR_FORMAT, "vocab.json: expected an object of token -> id"); goto fail; }
+    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
+    tc_model *m = &tok->model;
+    m->kind = TC_MODEL_BPE_MERGES;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < root->u.obj.n; i++) {
+        const tc_json *v = &root->u.obj.members[i].value;
+        if (v->type != TC_JSON_NUMBER || !v->u.num.is_int || v->u.num.i < 0 || v->u.num.i >= TC_MAX_VOCAB) {
+            tc_error_set(err, TC_ERR_FORMAT, "vocab.json: $[\"%.60s\"] at byte %u: id must be an integer in [0, %u)",
+                         root->u.obj.members[i].key, v->offset, TC_MAX_VOCAB);
+            goto fail;
+        }
+        if ((uint32_t)v->u.num.i + 1 > n) n = (uint32_t)v->u.num.i + 1;
+    }
+    if (tc_vocab_init(&m->vocab, n) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    for (uint32_t i = 0; i < root->u.obj.n; i++) {
+        const tc_json_member *mm = &root->u.obj.members[i];
+        if (tc_vocab_set(&m->vocab, (uint32_t)mm->value.u.num.i, (const uint8_t *)mm->key, mm->key_len, 1, err) != TC_OK) {
+            char pre[120];
+            snprintf(pre, sizeof pre, "vocab.json: $[\"%.60s\"] at byte %u: ", mm->key, mm->value.offset);
+            tc_error_prefix(err, pre);
+            goto fail;
+        }
+    }
+    if (tc_vocab_build_index(&m->vocab, err) != TC_OK) goto fail;
+    /* merges.txt: optional "#version" lines skipped; every other line "a b" */
+    size_t nlines = 1;
+    for (size_t i = 0; i < merges_len; i++) nlines += merges[i] == '\n';
+    if (tc_pairmap_init(&m->merges, nlines) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    uint32_t rank = 0;
+    size_t lineno = 0;
+    for (size_t pos = 0; pos < merges_len;) {
+        size_t end = pos;
+        while (end < merges_len && merges[end] != '\n') end++;
+        size_t next = end < merges_len ? end + 1 : end;
+        lineno++;
+        size_t le = end;
+        if (le > pos && merges[le - 1] == '\r') le--;
+        const char *line = (const char *)merges + pos;
+        size_t ll = le - pos;
+        pos = next;
+        if (ll >= 8 && memcmp(line, "#version", 8) == 0) continue;
+        const char *sp = memchr(line, ' ', ll);
+        if (!sp || memchr(sp + 1, ' ', ll - (size_t)(sp + 1 - line))) {
+            tc_error_set(err, TC_ERR_FORMAT, "merges.txt: line %zu (byte %zu): expected two tokens separated by one space",
+                         lineno, (size_t)(line - (const char *)merges));
+            goto fail;
+        }
+        size_t al = (size_t)(sp - line), bl = ll - al - 1;
+        int64_t ia = tc_vocab_find(&m->vocab, (const uint8_t *)line, al);
+        int64_t ib = tc_vocab_find(&m->vocab, (const uint8_t *)sp + 1, bl);
+        tmp.len = 0;
+        if (tc_buf_append(&tmp, line, al) != 0 || tc_buf_append(&tmp, sp + 1, bl) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+        int64_t in = tc_vocab_find(&m->vocab, tmp.data, tmp.len);
+        if (ia < 0 || ib < 0 || in < 0) {
+            tc_error_set(err, TC_ERR_FORMAT, "merges.txt: line %zu (byte %zu): token \"%.*s\" is not in the vocabulary",
+                         lineno, (size_t)(line - (const char *)merges),
+                         (int)(ia < 0 ? al : ib < 0 ? bl : (tmp.len > 80 ? 80 : tmp.len)),
+                         ia < 0 ? line : ib < 0 ? sp + 1 : (const char *)tmp.data);
+            goto fail;
+        }
+        if (tc_pairmap_put(&m->merges, (uint32_t)ia, (uint32_t)ib, rank, (uint32_t)in) < 0) { tc_error_set(err, TC_ERR_NOMEM, "merge table full"); goto fail; }
+        rank++;
+    }
+    tc_buf_free(&tmp);
+    tc_json_free(doc);
+    doc = NULL;
+    if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
+    if (preset == TC_PRESET_GPT2) {
+        int64_t eot = tc_vocab_find(&m->vocab, (const uint8_t *)"<|endoftext|>", 13);
+        if (eot >= 0 && add_special(tok, "<|endoftext|>", (uint32_t)eot, 1, err) != TC_OK) goto fail;
+    }
+    if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    tc_describe_update(tok, "vocab.json+merges.txt");
+    return tok;
+fail:
+    tc_buf_free(&tmp);
+    if (doc) tc_json_free(doc);
+    tc_free(tok);
+    return NULL;
+}
+
+/* ---- tiktoken ---------------------------------------------------------------- */
+
+static int b64val(uint8_t c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* Strict base64 (padding required to a multiple of 4). Returns length or -1. */
+static long b64decode(const uint8_t *s, size_t n, uint8_t *out) {
+    if (n == 0 || n % 4) return -1;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int v[4];
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            if (s[i + k] == '=' && i + 4 == n && k >= 2) { v[k] = 0; pad++; continue; }
+            if (pad) return -1;
+            v[k] = b64val(s[i + k]);
+            if (v[k] < 0) return -1;
+        }
+        uint32_t w = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) | (uint32_t)v[3];
+        out[o++] = (uint8_t)(w >> 16);
+        if (pad < 2) out[o++] = (uint8_t)(w >> 8);
+        if (pad < 1) out[o++] = (uint8_t)w;
+    }
+    return (long)o;
+}
+
+/* Recovers the merge that creates token `id` (its bytes b[0..n)): rank-BPE
+ * on its own bytes using only tokens of lower rank; two parts left = the
+ * merge. Returns 1 and the two ids, 0 when no such pair. */
+static int recover_merge(const tc_model *m, tc_bpe_scratch *sc, const uint8_t *b, size_t n, uint32_t id,
+                         uint32_t *left, uint32_t *right) {
+    /* parts as (start, len, id); simple O(n^2): tokens are short */
+    uint32_t st[TC_MAX_TOKEN_BYTES > 256 ? 256 : TC_MAX_TOKEN_BYTES];
+    uint32_t ln[256], pid[256];
+    if (n > 256 || n < 2) return 0;
+    size_t k = n;
+    for (size_t i = 0; i < n; i++) {
+        st[i] = (uint32_t)i; ln[i] = 1;
+        int64_t x = m->byte_ids[b[i]];
+        if (x < 0) return 0;
+        pid[i] = (uint32_t)x;
+    }
+    (void)sc;
+    while (k > 2) {
+        uint32_t best = UINT32_MAX;
+        size_t bi = 0;
+        for (size_t i = 0; i + 1 < k; i++) {
+            int64_t x = tc_strmap_find(&m->by_bytes, &m->vocab, 1, b + st[i], (size_t)ln[i] + ln[i + 1]);
+            if (x >= 0 && (uint32_t)x < id && (uint32_t)x < best) { best = (uint32_t)x; bi = i; }
+        }
+        if (best == UINT32_MAX) return 0;
+        ln[bi] += ln[bi + 1];
+        pid[bi] = best;
+        for (size_t i = bi + 1; i + 1 < k; i++) { st[i] = st[i + 1]; ln[i] = ln[i + 1]; pid[i] = pid[i + 1]; }
+        k--;
+    }
+    *left = pid[0];
+    *right = pid[1];
+    return 1;
+}
+
+tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err) {
+    tc_tokenizer *tok = tc_tokenizer_new();
+    uint8_t *bytes = NULL;
+    uint32_t *ranks = NULL, *offs = NULL, *lens = NULL;
+    if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return NULL; }
+    size_t nlines = 1;
+    for (size_t i = 0; i < len; i++) nlines += data[i] == '\n';
+    bytes = malloc(len ? len : 1);
+    ranks = malloc(nlines * sizeof *ranks);
+    offs = malloc(nlines * sizeof *offs);
+    lens = malloc(nlines * sizeof *lens);
+    if (!bytes || !ranks || !offs || !lens) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    size_t nt = 0, bpos = 0, lineno = 0;
+    uint32_t maxrank = 0;
+    for (size_t pos = 0; pos < len;) {
+        size_t end = pos;
+        while (end < len && data[end] != '\n') end++;
+        size_t next = end < len ? end + 1 : end;
+        lineno++;
+        size_t le = end;
+        if (le > pos && data[le - 1] == '\r') le--;
+        size_t lstart = pos;
+        pos = next;
+        if (le == lstart) continue;   /* empty line */
+        const uint8_t *sp = memchr(data + lstart, ' ', le - lstart);
+        if (!sp) { tc_error_set(err, TC_ERR_FORMAT, ".tiktoken: line %zu (byte %zu): expected \"<base64> <rank>\"", lineno, lstart); goto fail; }
+        long bl = b64decode(data + lstart, (size_t)(sp - (data + lstart)), bytes + bpos);
+        if (bl <= 0) { tc_error_set(err, TC_ERR_FORMAT, ".tiktoken: line %zu (byte %zu): invalid base64 token", lineno, lstart); goto fail; }
+        uint64_t r = 0;
+        const uint8_t *q = sp + 1;
+        if (q >= data + le) { tc_error_set(err, TC_ERR_FORMAT, ".tiktoken: line %zu: missing rank", lineno); goto fail; }
+        for (; q < data + le; q++) {
+            if (*q < '0' || *q > '9') { tc_error_set(err, TC_ERR_FORMAT, ".tiktoken: line %zu (byte %zu): rank must be a decimal integer", lineno, (size_t)(q - data)); goto fail; }
+            r = r * 10 + (uint64_t)(*q - '0');
+            if (r >= TC_MAX_VOCAB) { tc_error_set(err, TC_ERR_LIMIT, ".tiktoken: line %zu: rank above the limit %u", lineno, TC_MAX_VOCAB); goto fail; }
+        }
+        ranks[nt] = (uint32_t)r; offs[nt] = (uint32_t)bpos; lens[nt] = (uint32_t)bl;
+        if (r > maxrank) maxrank = (uint32_t)r;
+        bpos += (size_t)bl;
+        nt++;
+    }
+    if (nt == 0) { tc_error_set(err, TC_ERR_FORMAT, ".tiktoken: no tokens in the file"); goto fail; }
+    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
+    tc_model *m = &tok->model;
+    m->kind = TC_MODEL_BPE_MERGES;
+    if (tc_vocab_init(&m->vocab, maxrank + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    tc_buf s = {0};
+    for (size_t i = 0; i < nt; i++) {
+        /* stored string = byte-level mapped form, as HF shows it */
+        s.len = 0;
+        for (uint32_t k = 0; k < lens[i]; k++) {
+            uint8_t u[4];
+            int w = tc_utf8_encode(tc_byte_to_cp(bytes[offs[i] + k]), u);
+            if (tc_buf_append(&s, u, (size_t)w) != 0) { tc_buf_free(&s); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+        }
+        if (tc_vocab_set(&m->vocab, ranks[i], s.data, s.len, 1, err) != TC_OK) {
+            tc_buf_free(&s);
+            char pre[64];
+            snprintf(pre, sizeof pre, ".tiktoken: token %zu: ", i + 1);
+            tc_error_prefix(err, pre);
+            goto fail;
+        }
+    }
+    tc_buf_free(&s);
+    if (tc_vocab_build_index(&m->vocab, err) != TC_OK) goto fail;
+    if (tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK) goto fail;
+    m->kind = TC_MODEL_BPE_RANK;
+    if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
+    /* recover merges in rank order */
+    if (tc_pairmap_init(&m->merges, nt) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    for (uint32_t id = 0; id < m->vocab.n; id++) {
+        const tc_entry *e = &m->vocab.entries[id];
+        if (!e->present || e->bytes_len < 2) continue;
+        uint32_t l, r;
+        if (recover_merge(m, NULL, tc_entry_bytes(&m->vocab, id), e->bytes_len, id, &l, &r))
+            if (tc_pairmap_put(&m->merges, l, r, id, id) < 0) { tc_error_set(err, TC_ERR_NOMEM, "merge table full"); goto fail; }
+    }
+    m->kind = TC_MODEL_BPE_MERGES;
+    if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
+    if (preset_specials(tok, preset, err) != TC_OK) goto fail;
+    if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    tc_describe_update(tok, ".tiktoken");
+    free(bytes); free(ranks); free(offs); free(lens);
+    return tok;
+fail:
+    free(bytes); free(ranks); free(offs); free(lens);
+    tc_free(tok);
+    return NULL;
+}
+
+/* ---- detection ------------------------------------------------------------------ */
+
+tc_format tc_detect_format(const uint8_t *d, size_t n) {
+    size_t i = 0;
+    if (n >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF) i = 3;
+    while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) i++;
+    if (i >= n) return TC_FORMAT_UNKNOWN;
+    if (d[i] == '{') {
+        /* tokenizer.json has a top-level "model"; look for the key in the
+         * first or last 4 KB, where serializers put top-level members */
+        static const char key[] = "\"model\"";
+        size_t lim = n < 4096 ? n : 4096;
+        for (size_t k = 0; k + 7 <= lim; k++) if (memcmp(d + k, key, 7) == 0) return TC_FORMAT_HF_JSON;
+        for (size_t k = n > 4096 ? n - 4096 : 0; k + 7 <= n; k++) if (memcmp(d + k, key, 7) == 0) return TC_FORMAT_HF_JSON;
+        return TC_FORMAT_VOCAB_JSON;
+    }
+    if (n - i >= 8 && memcmp(d + i, "#version", 8) == 0) return TC_FORMAT_MERGES_TXT;
+    /* tiktoken: first line is base64, one space, digits */
+    size_t j = i;
+    while (j < n && b64val(d[j]) >= 0) j++;
+    while (j < n && d[j] == '=') j++;
+    if (j > i && j < n && d[j] == ' ') {
+        size_t k = j + 1;
+        while (k < n && d[k] >= '0' && d[k] <= '9') k++;
+        if (k > j + 1 && (k == n || d[k] == '\n' || d[k] == '\r')) return TC_FORMAT_TIKTOKEN;
+    }
+    /* merges.txt without header: a first line of two space-separated tokens */
+    size_t e = i;
+    while (e < n && d[e] != '\n') e++;
+    const uint8_t *sp = memchr(d + i, ' ', e - i);
+    if (sp && !memchr(sp + 1, ' ', (size_t)(d + e - (sp + 1)))) return TC_FORMAT_MERGES_TXT;
+    return TC_FORMAT_UNKNOWN;
+}

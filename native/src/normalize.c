@@ -1,0 +1,372 @@
+/* normalize.c - HF `tokenizers` normalizers with exact alignments.
+ *
+ * Each step turns the current text into a stream of (code point, change)
+ * items, the same stream HF gets from unicode-normalization-alignments
+ * (NFx) or from char::to_lowercase (Lowercase), then applies HF's
+ * NormalizedString::transform_range alignment rule to it.
+ *
+ * The stream rules (written from the behaviour of the crate, and verified
+ * against tokenizers 0.23.3 by tests/test_normalize_oracle.py):
+ *  - Decomposition: every input char expands to its full decomposition
+ *    (itself if none); the first code point gets change 0, the others +1.
+ *    The expansion is cut into segments, each starting right before a
+ *    code point of combining class 0 (the first segment may start with
+ *    non-starters), and each segment is stable-sorted by combining class.
+ *  - Recomposition (NFC/NFKC) walks that stream with a "composee" (the last
+ *    starter) and the class of the last code point kept after it:
+ *      no composee: a non-starter is emitted as is; a starter becomes the
+ *        composee.
+ *      nothing kept since the composee: try compose(composee, c) (even when
+ *        c is a starter); on success the composee becomes the composite
+ *        with change composee.change + c.change - 1. Otherwise a starter
+ *        becomes the new composee, a non-starter is kept.
+ *      something kept, with class last: if last >= class(c), c is blocked:
+ *        a starter becomes the new composee, a non-starter is kept. Else
+ *        try compose as above; on failure keep c.
+ *    The output order is: composee, then the code points kept after it.
+ *  - Lowercase: each char maps to 1..3 code points, changes 0, +1, +1.
+ *  - transform_range: a cursor walks the old text. An item with change > 0
+ *    takes the alignment of the old byte before the cursor ((0,0) at the
+ *    very start, here (base,base)) and consumes nothing; otherwise it takes
+ *    the alignment at the cursor and consumes one old char, plus -change
+ *    more when change < 0. All bytes of the new char share that alignment.
+ * Invalid UTF-8 bytes are units of their own: class 0, no mapping, never
+ * composed, re-encoded as the same byte.
+ */
+#include "normalize.h"
+
+#include "unicode.h"
+
+typedef struct nitem {
+    uint32_t cp;
+    int32_t change;
+    uint32_t ccc;
+} nitem;
+
+typedef struct nstream {
+    nitem *v;
+    size_t n, cap;
+    nitem *tmp; /* merge-sort scratch */
+    size_t tmp_cap;
+} nstream;
+
+static int ns_push(nstream *s, uint32_t cp, int32_t change, uint32_t ccc) {
+    if (s->n == s->cap) {
+        void *p = s->v;
+        if (tc_grow(&p, &s->cap, s->n + 1, sizeof(nitem)) != 0) return -1;
+        s->v = p;
+    }
+    s->v[s->n].cp = cp;
+    s->v[s->n].change = change;
+    s->v[s->n].ccc = ccc;
+    s->n++;
+    return 0;
+}
+
+static void ns_free(nstream *s) {
+    free(s->v);
+    free(s->tmp);
+    s->v = s->tmp = NULL;
+    s->n = s->cap = s->tmp_cap = 0;
+}
+
+/* Stable sort of s->v[a, b) by ccc. */
+static int ns_sort(nstream *s, size_t a, size_t b) {
+    size_t n = b - a;
+    if (n < 2) return 0;
+    nitem *v = s->v + a;
+    size_t i;
+    for (i = 1; i < n && v[i - 1].ccc <= v[i].ccc; i++) {}
+    if (i == n) return 0; /* already ordered: the usual case */
+    if (n <= 32) {
+        for (i = 1; i < n; i++) {
+            nitem x = v[i];
+            size_t j = i;
+            while (j > 0 && v[j - 1].ccc > x.ccc) { v[j] = v[j - 1]; j--; }
+            v[j] = x;
+        }
+        return 0;
+    }
+    /* Long run of marks: bottom-up merge sort. */
+    if (n > s->tmp_cap) {
+        void *p = s->tmp;
+        if (tc_grow(&p, &s->tmp_cap, n, sizeof(nitem)) != 0) return -1;
+        s->tmp = p;
+    }
+    nitem *src = v, *dst = s->tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t x = lo, y = mid, k = lo;
+            while (x < mid && y < hi) dst[k++] = (src[y].ccc < src[x].ccc) ? src[y++] : src[x++];
+            while (x < mid) dst[k++] = src[x++];
+            while (y < hi) dst[k++] = src[y++];
+        }
+        nitem *t = src; src = dst; dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof(nitem));
+    return 0;
+}
+
+/* Decomposition stream of text into s (canonical, or compatibility). */
+static int build_decomposed(const uint8_t *t, size_t len, int compat, nstream *s) {
+    size_t seg = 0;
+    uint32_t d[TC_UNICODE_DECOMP_MAX];
+    uint32_t dflag = compat ? TC_UNF_COMPAT : TC_UNF_CANON;
+    for (size_t i = 0; i < len;) {
+        if (t[i] < 0x80) { /* ASCII: a starter that maps to itself */
+            if (ns_sort(s, seg, s->n) != 0) return -1;
+            seg = s->n;
+            if (ns_push(s, t[i], 0, 0) != 0) return -1;
+            i++;
+            continue;
+        }
+        int ul;
+        uint32_t cp = tc_utf8_decode(t, len, i, &ul);
+        i += (size_t)ul;
+        uint32_t info = tc_unicode_norm_info(cp);
+        if (!(info & dflag)) {
+            uint32_t ccc = info >> 16;
+            if (ccc == 0) {
+                if (ns_sort(s, seg, s->n) != 0) return -1;
+                seg = s->n;
+            }
+            if (ns_push(s, cp, 0, ccc) != 0) return -1;
+            continue;
+        }
+        int nd = tc_unicode_decompose(cp, compat, d);
+        if (nd == 0) { d[0] = cp; nd = 1; }
+        for (int k = 0; k < nd; k++) {
+            uint32_t ccc = (uint32_t)tc_unicode_ccc(d[k]);
+            if (ccc == 0) {
+                if (ns_sort(s, seg, s->n) != 0) return -1;
+                seg = s->n;
+            }
+            if (ns_push(s, d[k], k == 0 ? 0 : 1, ccc) != 0) return -1;
+        }
+    }
+    return ns_sort(s, seg, s->n);
+}
+
+/* Canonical recomposition of the decomposed stream, in place. */
+static void recompose(nstream *s) {
+    size_t w = 0, kpos = 0;
+    int have_k = 0;
+    int last = -1; /* class of the last kept code point after the composee */
+    for (size_t r = 0; r < s->n; r++) {
+        nitem it = s->v[r];
+        int cls = (int)it.ccc;
+        if (!have_k) {
+            if (cls == 0) { have_k = 1; kpos = w; last = -1; }
+            s->v[w++] = it;
+            continue;
+        }
+        if (last >= 0 && last >= cls) {
+            /* blocked */
+            if (cls == 0) { kpos = w; last = -1; }
+            else last = cls;
+            s->v[w++] = it;
+            continue;
+        }
+        uint32_t c = tc_unicode_compose(s->v[kpos].cp, it.cp);
+        if (c != 0) {
+            s->v[kpos].cp = c;
+            s->v[kpos].change += it.change - 1;
+            continue;
+        }
+        if (last < 0 && cls == 0) kpos = w;
+        else last = cls;
+        s->v[w++] = it;
+    }
+    s->n = w;
+}
+
+static int build_lower(const uint8_t *t, size_t len, nstream *s) {
+    uint32_t lo[3];
+    for (size_t i = 0; i < len;) {
+        if (t[i] < 0x80) {
+            uint32_t c = t[i++];
+            if (ns_push(s, (c >= 'A' && c <= 'Z') ? c + 32 : c, 0, 0) != 0) return -1;
+            continue;
+        }
+        int ul;
+        uint32_t cp = tc_utf8_decode(t, len, i, &ul);
+        i += (size_t)ul;
+        int n = tc_unicode_lower(cp, lo);
+        for (int k = 0; k < n; k++)
+            if (ns_push(s, lo[k], k == 0 ? 0 : 1, 0) != 0) return -1;
+    }
+    return 0;
+}
+
+/* 1 if one step provably leaves text unchanged. */
+static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
+    size_t i = 0;
+    if (kind == TC_NORM_LOWERCASE) {
+        while (i < len) {
+            uint8_t c = t[i];
+            if (c < 0x80) {
+                if (c >= 'A' && c <= 'Z') return 0;
+                i++;
+                continue;
+            }
+            int ul;
+            uint32_t cp = tc_utf8_decode(t, len, i, &ul);
+            i += (size_t)ul;
+            if (tc_unicode_norm_info(cp) & TC_UNF_LOWER_CHG) return 0;
+        }
+        return 1;
+    }
+    uint32_t bad;
+    switch (kind) {
+    case TC_NORM_NFD: bad = TC_UNF_CANON; break;
+    case TC_NORM_NFKD: bad = TC_UNF_COMPAT; break;
+    case TC_NORM_NFC: bad = TC_UNF_NFC_NY; break;
+    default: bad = TC_UNF_NFKC_NY; break;
+    }
+    uint32_t last = 0;
+    while (i < len) {
+        if (t[i] < 0x80) { last = 0; i++; continue; }
+        int ul;
+        uint32_t cp = tc_utf8_decode(t, len, i, &ul);
+        i += (size_t)ul;
+        uint32_t info = tc_unicode_norm_info(cp);
+        if (info & bad) return 0;
+        uint32_t ccc = info >> 16;
+        if (ccc != 0 && last > ccc) return 0;
+        last = ccc;
+    }
+    return 1;
+}
+
+int tc_normalize_is_noop(const tc_normalizer *n, const uint8_t *text, size_t len) {
+    for (int k = 0; k < n->nsteps; k++)
+        if (!step_is_noop(n->steps[k], text, len)) return 0;
+    return 1;
+}
+
+static int enc_item(uint32_t cp, uint8_t out[4]) {
+    if (cp >= TC_CP_INVALID_BASE) { out[0] = (uint8_t)(cp - TC_CP_INVALID_BASE); return 1; }
+    return tc_utf8_encode(cp, out);
+}
+
+/* 1 if the stream reproduces the text exactly with all changes 0. */
+static int stream_is_identity(const nstream *s, const uint8_t *t, size_t len) {
+    size_t i = 0, k = 0;
+    while (i < len) {
+        if (k >= s->n) return 0;
+        int ul;
+        uint32_t cp = tc_utf8_decode(t, len, i, &ul);
+        i += (size_t)ul;
+        if (s->v[k].cp != cp || s->v[k].change != 0) return 0;
+        k++;
+    }
+    return k == s->n;
+}
+
+static int materialize_align(tc_nstr *s, uint32_t base) {
+    size_t len = s->text.len;
+    void *p = s->align;
+    if (tc_grow(&p, &s->align_cap, len ? len : 1, sizeof(tc_span)) != 0) return -1;
+    s->align = p;
+    for (size_t i = 0; i < len;) {
+        int ul;
+        (void)tc_utf8_decode(s->text.data, len, i, &ul);
+        tc_span sp = {base + (uint32_t)i, base + (uint32_t)(i + (size_t)ul)};
+        for (int k = 0; k < ul; k++) s->align[i + (size_t)k] = sp;
+        i += (size_t)ul;
+    }
+    return 0;
+}
+
+static size_t unit_len(const uint8_t *t, size_t len, size_t i) {
+    int ul;
+    (void)tc_utf8_decode(t, len, i, &ul);
+    return (size_t)ul;
+}
+
+/* Apply the stream to s (align already materialized). */
+static int apply_transform(tc_nstr *s, const nstream *st, uint32_t base) {
+    const uint8_t *t = s->text.data;
+    size_t len = s->text.len;
+    size_t out_len = 0;
+    uint8_t tmp[4];
+    for (size_t k = 0; k < st->n; k++) out_len += (size_t)enc_item(st->v[k].cp, tmp);
+    tc_buf nt = {0, 0, 0};
+    tc_span *na = NULL;
+    size_t na_cap = 0;
+    if (tc_buf_reserve(&nt, out_len ? out_len : 1) != 0) return -1;
+    {
+        void *p = NULL;
+        if (tc_grow(&p, &na_cap, out_len ? out_len : 1, sizeof(tc_span)) != 0) { tc_buf_free(&nt); return -1; }
+        na = p;
+    }
+    size_t off = 0;
+    tc_span zero = {base, base};
+    for (size_t k = 0; k < st->n; k++) {
+        const nitem *it = &st->v[k];
+        tc_span al;
+        if (it->change > 0) {
+            al = off > 0 ? s->align[off - 1] : zero;
+        } else {
+            al = off < len ? s->align[off] : (off > 0 ? s->align[off - 1] : zero);
+            if (off < len) off += unit_len(t, len, off);
+            for (int32_t r = it->change; r < 0 && off < len; r++) off += unit_len(t, len, off);
+        }
+        int nb = enc_item(it->cp, nt.data + nt.len);
+        for (int b = 0; b < nb; b++) na[nt.len + (size_t)b] = al;
+        nt.len += (size_t)nb;
+    }
+    tc_buf_free(&s->text);
+    free(s->align);
+    s->text = nt;
+    s->align = na;
+    s->align_cap = na_cap;
+    return 0;
+}
+
+int tc_normalize(const tc_normalizer *n, tc_nstr *s, uint32_t base) {
+    nstream st = {NULL, 0, 0, NULL, 0};
+    int rc = 0;
+    for (int k = 0; k < n->nsteps && rc == 0; k++) {
+        tc_norm_kind kind = n->steps[k];
+        const uint8_t *t = s->text.data;
+        size_t len = s->text.len;
+        if (len == 0) break;
+        if (step_is_noop(kind, t, len)) continue;
+        st.n = 0;
+        if (st.cap < len) { /* one item per byte covers most texts */
+            void *p = st.v;
+            if (tc_grow(&p, &st.cap, len, sizeof(nitem)) != 0) { rc = -1; break; }
+            st.v = p;
+        }
+        switch (kind) {
+        case TC_NORM_NFD: rc = build_decomposed(t, len, 0, &st); break;
+        case TC_NORM_NFKD: rc = build_decomposed(t, len, 1, &st); break;
+        case TC_NORM_NFC:
+            rc = build_decomposed(t, len, 0, &st);
+            if (rc == 0) recompose(&st);
+            break;
+        case TC_NORM_NFKC:
+            rc = build_decomposed(t, len, 1, &st);
+            if (rc == 0) recompose(&st);
+            break;
+        case TC_NORM_LOWERCASE: rc = build_lower(t, len, &st); break;
+        default: rc = -1; break;
+        }
+        if (rc != 0) break;
+        if (stream_is_identity(&st, t, len)) continue;
+        if (!s->align && materialize_align(s, base) != 0) { rc = -1; break; }
+        rc = apply_transform(s, &st, base);
+    }
+    ns_free(&st);
+    return rc;
+}
+
+void tc_nstr_free(tc_nstr *s) {
+    tc_buf_free(&s->text);
+    free(s->align);
+    s->align = NULL;
+    s->align_cap = 0;
+}

@@ -1,0 +1,50 @@
+/* normalize.h - HF `tokenizers` normalizers with exact alignments.
+ *
+ * Does: NFC, NFD, NFKC, NFKD, Lowercase on a UTF-8 string that carries an
+ * alignment for each of its bytes (the original byte span of the character
+ * it came from), reproducing HF NormalizedString::transform semantics: the
+ * (char, change) stream of `unicode-normalization-alignments` / per-char
+ * lowercase, then the alignment rule of transform_range.
+ * Does not: parse JSON (the loader builds tc_normalizer), do Prepend/Replace
+ * (future work), or allocate anything global.
+ */
+#ifndef TC_NORMALIZE_H
+#define TC_NORMALIZE_H
+
+#include "common.h"
+
+typedef enum tc_norm_kind {
+    TC_NORM_NFC, TC_NORM_NFD, TC_NORM_NFKC, TC_NORM_NFKD, TC_NORM_LOWERCASE
+} tc_norm_kind;
+
+/* A normalizer is a sequence of steps (a single normalizer = 1 step). */
+#define TC_NORM_MAX_STEPS 16
+typedef struct tc_normalizer {
+    int nsteps;
+    tc_norm_kind steps[TC_NORM_MAX_STEPS];
+} tc_normalizer;
+
+/* A string being normalized. `align` has one span per byte of `text`
+ * (HF's `alignments`): the original span of the character that byte came
+ * from. align == NULL means "identity": text is the original, and each
+ * byte aligns to the span of the UTF-8 unit containing it (an invalid byte
+ * is a unit of its own). */
+typedef struct tc_nstr {
+    tc_buf text;
+    tc_span *align;     /* NULL or text.len entries */
+    size_t align_cap;
+} tc_nstr;
+
+/* Returns 1 if applying n to text can be skipped because it provably
+ * changes nothing (fast path, e.g. ASCII or NFC quick-check Yes for NFC). */
+int tc_normalize_is_noop(const tc_normalizer *n, const uint8_t *text, size_t len);
+
+/* Normalizes s in place. `base` is the original-text offset of s's first
+ * byte, used only when s->align is NULL (identity) and an alignment must be
+ * materialized. Returns 0, or -1 on allocation failure. Invalid UTF-8
+ * bytes pass through every step unchanged with their alignment. */
+int tc_normalize(const tc_normalizer *n, tc_nstr *s, uint32_t base);
+
+void tc_nstr_free(tc_nstr *s);
+
+#endif

@@ -1,0 +1,543 @@
+/* pipeline.c - encode: added tokens -> normalizer -> pre-tokenizers ->
+ * model -> post-processors, with HF `tokenizers` offsets.
+ *
+ * Does: the whole encode of one text, the optional trace, a per-call cache
+ * of chunk results (the cache lives in the call, so a handle stays
+ * immutable and thread-safe), and the byte -> char offset conversion of
+ * the HF Python binding.
+ * Does not: truncation or padding (HF's are off in the files we load).
+ */
+#include "added.h"
+#include "bpe.h"
+#include "pretok.h"
+#include "unicode.h"
+
+/* ---- per-call chunk cache ------------------------------------------------
+ * Keys are chunk bytes (prefix space included); values are token runs.
+ * Bounded: chunks up to CACHE_MAX_KEY bytes, at most CACHE_MAX_ENTRIES. */
+#define CACHE_MAX_KEY 128
+#define CACHE_MAX_ENTRIES 65536
+#define CACHE_MIN_TEXT 2048   /* below this a cache costs more than it saves */
+
+typedef struct cache_slot {
+    uint64_t hash;
+    uint32_t key_off, key_len;
+    uint32_t tok_off, tok_n;
+    uint8_t used;
+} cache_slot;
+
+typedef struct chunk_cache {
+    cache_slot *slots; size_t cap, n;
+    tc_buf keys;
+    tc_ctok *toks; size_t ntoks, toks_cap;
+} chunk_cache;
+
+static void cache_free(chunk_cache *c) {
+    free(c->slots);
+    tc_buf_free(&c->keys);
+    free(c->toks);
+    memset(c, 0, sizeof *c);
+}
+
+static cache_slot *cache_find(chunk_cache *c, const uint8_t *k, size_t len, uint64_t h) {
+    size_t mask = c->cap - 1, i = (size_t)h & mask;
+    for (;;) {
+        cache_slot *s = &c->slots[i];
+        if (!s->used) return s;
+        if (s->hash == h && s->key_len == len && memcmp(c->keys.data + s->key_off, k, len) == 0) return s;
+        i = (i + 1) & mask;
+    }
+}
+
+/* Doubles the table when half full (up to 2 * CACHE_MAX_ENTRIES slots), so
+ * a probe always reaches an empty slot. */
+static void cache_maybe_grow(chunk_cache *cc) {
+    if (cc->n * 2 < cc->cap || cc->cap >= 2 * CACHE_MAX_ENTRIES) return;
+    size_t ncap = cc->cap * 2;
+    cache_slot *ns = calloc(ncap, sizeof *ns);
+    if (!ns) return;
+    for (size_t i = 0; i < cc->cap; i++) {
+        if (!cc->slots[i].used) continue;
+        size_t j = (size_t)cc->slots[i].hash & (ncap - 1);
+        while (ns[j].used) j = (j + 1) & (ncap - 1);
+        ns[j] = cc->slots[i];
+    }
+    free(cc->slots);
+    cc->slots = ns;
+    cc->cap = ncap;
+}
+
+/* ---- encode context ---------------------------------------------------- */
+
+typedef struct enc_ctx {
+    const tc_tokenizer *tok;
+    const uint8_t *text; size_t len;
+    tc_encoding *out;
+    tc_trace *tr;
+    tc_bpe_scratch bpe;
+    tc_pretok_scratch pt;
+    tc_buf chunk;
+    chunk_cache cache; int use_cache;
+    tc_seg_list segs_raw, segs_norm;
+    tc_nstr ns;
+} enc_ctx;
+
+static int enc_reserve(tc_encoding *e, size_t need) {
+    if (need <= e->cap) return 0;
+    size_t cap = e->cap ? e->cap : 64;
+    while (cap < need) cap *= 2;
+    uint32_t *ids = realloc(e->ids, cap * sizeof *ids);
+    if (!ids) return -1;
+    e->ids = ids;
+    uint32_t *off = realloc(e->offsets, cap * 2 * sizeof *off);
+    if (!off) return -1;
+    e->offsets = off;
+    uint32_t *co = realloc(e->char_offsets, cap * 2 * sizeof *co);
+    if (!co) return -1;
+    e->char_offsets = co;
+    uint8_t *sp = realloc(e->special, cap);
+    if (!sp) return -1;
+    e->special = sp;
+    e->cap = cap;
+    return 0;
+}
+
+static inline int enc_push(enc_ctx *c, uint32_t id, uint32_t s, uint32_t e, uint8_t special) {
+    tc_encoding *o = c->out;
+    if (o->n == o->cap && enc_reserve(o, o->n + 1) != 0) return -1;
+    o->ids[o->n] = id;
+    o->offsets[2 * o->n] = s;
+    o->offsets[2 * o->n + 1] = e;
+    o->special[o->n] = special;
+    o->n++;
+    return 0;
+}
+
+/* The original span of byte i of the current normalized segment. */
+static inline tc_span seg_align(const enc_ctx *c, uint32_t base, size_t i) {
+    const tc_nstr *ns = &c->ns;
+    if (ns->align) return ns->align[i];
+    /* identity: the UTF-8 unit containing byte i */
+    const uint8_t *s = ns->text.data;
+    size_t len = ns->text.len;
+    size_t lo = i >= 3 ? i - 3 : 0;
+    for (size_t j = lo; j < i; j++) {
+        if ((s[j] & 0xC0) == 0x80 || s[j] < 0x80) continue;
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, j, &n);
+        if (cp < TC_CP_INVALID_BASE && j + (size_t)n > i) {
+            tc_span sp = {base + (uint32_t)j, base + (uint32_t)(j + (size_t)n)};
+            return sp;
+        }
+    }
+    int n;
+    (void)tc_utf8_decode(s, len, i, &n);
+    tc_span sp = {base + (uint32_t)i, base + (uint32_t)(i + (size_t)n)};
+    return sp;
+}
+
+/* Original span of normalized range [a, b) (b > a): HF convert_offsets
+ * takes the first byte's start and the last byte's end. */
+static inline tc_span range_align(const enc_ctx *c, uint32_t base, size_t a, size_t b) {
+    tc_span s = {seg_align(c, base, a).start, seg_align(c, base, b - 1).end};
+    return s;
+}
+
+static int is_special_id(const tc_tokenizer *tok, uint32_t id) { return tc_is_special(tok, id); }
+
+/* ---- trace helpers ----------------------------------------------------- */
+
+static int trace_chunk(enc_ctx *c, uint32_t ns, uint32_t ne, tc_span orig, int64_t added,
+                       uint32_t sym_first, uint32_t step_first, uint32_t tok_first, uint8_t prefix) {
+    tc_trace *tr = c->tr;
+    void *p = tr->chunks;
+    if (tc_grow(&p, &tr->chunks_cap, tr->nchunks + 1, sizeof *tr->chunks) != 0) return -1;
+    tr->chunks = p;
+    tc_trace_chunk *ch = &tr->chunks[tr->nchunks++];
+    ch->norm_start = ns; ch->norm_end = ne;
+    ch->orig_start = orig.start; ch->orig_end = orig.end;
+    ch->added_id = added;
+    ch->sym_first = sym_first; ch->sym_count = (uint32_t)(tr->nsyms - sym_first);
+    ch->step_first = step_first; ch->step_count = (uint32_t)(tr->nsteps - step_first);
+    ch->tok_first = tok_first; ch->tok_count = (uint32_t)(c->out->n - tok_first);
+    ch->prefix_space = prefix;
+    return 0;
+}
+
+/* Appends the current segment's normalized text and alignment to the trace. */
+static int trace_segment(enc_ctx *c, uint32_t base, uint32_t *norm_base) {
+    tc_trace *tr = c->tr;
+    *norm_base = (uint32_t)tr->normalized.len;
+    size_t n = c->ns.text.len;
+    if (tc_buf_append(&tr->normalized, c->ns.text.data, n) != 0) return -1;
+    void *p = tr->norm_align;
+    if (tc_grow(&p, &tr->norm_align_cap, *norm_base + n, sizeof *tr->norm_align) != 0) return -1;
+    tr->norm_align = p;
+    for (size_t i = 0; i < n; i++) tr->norm_align[*norm_base + i] = seg_align(c, base, i);
+    return 0;
+}
+
+/* ---- model on one chunk -------------------------------------------------- */
+
+static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t norm_base) {
+    const tc_tokenizer *tok = c->tok;
+    const uint8_t *data = c->ns.text.data + pc->start;
+    size_t plen = pc->end - pc->start;
+    const uint8_t *chunk = data;
+    size_t clen = plen;
+    if (pc->prefix_space) {
+        c->chunk.len = 0;
+        if (tc_buf_push(&c->chunk, ' ') != 0 || tc_buf_append(&c->chunk, data, plen) != 0) return -1;
+        chunk = c->chunk.data;
+        clen = plen + 1;
+    }
+    const tc_ctok *toks;
+    size_t ntoks;
+    uint32_t sym_first = 0, step_first = 0, tok_first = (uint32_t)c->out->n;
+    cache_slot *slot = NULL;
+    uint64_t h = 0;
+    if (c->use_cache && clen <= CACHE_MAX_KEY) {
+        cache_maybe_grow(&c->cache);
+        h = tc_hash_bytes(chunk, clen);
+        slot = cache_find(&c->cache, chunk, clen, h);
+        if (slot->used) {
+            toks = c->cache.toks + slot->tok_off;
+            ntoks = slot->tok_n;
+            goto have_tokens;
+        }
+    }
+    if (c->tr) { sym_first = (uint32_t)c->tr->nsyms; step_first = (uint32_t)c->tr->nsteps; }
+    if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr) != 0) return -1;
+    toks = c->bpe.out;
+    ntoks = c->bpe.nout;
+    if (slot && c->cache.n < CACHE_MAX_ENTRIES && (c->cache.n + 1) * 2 <= c->cache.cap) {
+        chunk_cache *cc = &c->cache;
+        void *p = cc->toks;
+        if (tc_grow(&p, &cc->toks_cap, cc->ntoks + ntoks, sizeof *cc->toks) == 0) {
+            cc->toks = p;
+            size_t koff = cc->keys.len;
+            if (tc_buf_append(&cc->keys, chunk, clen) == 0) {
+                memcpy(cc->toks + cc->ntoks, toks, ntoks * sizeof *toks);
+                slot->used = 1;
+                slot->hash = h;
+                slot->key_off = (uint32_t)koff;
+                slot->key_len = (uint32_t)clen;
+                slot->tok_off = (uint32_t)cc->ntoks;
+                slot->tok_n = (uint32_t)ntoks;
+                cc->ntoks += ntoks;
+                cc->n++;
+            }
+        }
+    }
+have_tokens:;
+    size_t pre = pc->prefix_space ? 1 : 0;
+    for (size_t k = 0; k < ntoks; k++) {
+        size_t a = toks[k].start, b = toks[k].end;
+        tc_span sp;
+        /* subtle: the virtual prefix space aligns to the chunk's first char */
+        sp.start = seg_align(c, base, pc->start + (a > pre ? a - pre : 0)).start;
+        sp.end = seg_align(c, base, pc->start + (b > pre ? b - pre - 1 : 0)).end;
+        if (plen == 0) sp.start = sp.end = base + pc->start;
+        if (enc_push(c, toks[k].id, sp.start, sp.end, (uint8_t)is_special_id(tok, toks[k].id)) != 0) return -1;
+    }
+    if (c->tr) {
+        tc_span orig = plen ? range_align(c, base, pc->start, pc->end) : (tc_span){base, base};
+        if (trace_chunk(c, norm_base + pc->start, norm_base + pc->end, orig, -1, sym_first, step_first,
+                        tok_first, pc->prefix_space) != 0) return -1;
+    }
+    return 0;
+}
+
+/* ---- one plain segment of the original text ------------------------------ */
+
+static int emit_added(enc_ctx *c, int32_t k, tc_span orig, uint32_t ns, uint32_t ne) {
+    const tc_added_token_spec *sp = &c->tok->added[k].spec;
+    uint32_t tok_first = (uint32_t)c->out->n;
+    if (enc_push(c, sp->id, orig.start, orig.end, (uint8_t)(sp->special != 0)) != 0) return -1;
+    if (c->tr) {
+        size_t sf = c->tr->nsyms, stf = c->tr->nsteps;
+        if (trace_chunk(c, ns, ne, orig, sp->id, (uint32_t)sf, (uint32_t)stf, tok_first, 0) != 0) return -1;
+    }
+    return 0;
+}
+
+static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
+    const tc_tokenizer *tok = c->tok;
+    tc_nstr *ns = &c->ns;
+    ns->text.len = 0;
+    free(ns->align);
+    ns->align = NULL;
+    ns->align_cap = 0;
+    if (tc_buf_append(&ns->text, c->text + start, end - start) != 0) return -1;
+    if (tok->has_normalizer && !tc_normalize_is_noop(&tok->normalizer, ns->text.data, ns->text.len)) {
+        if (tc_normalize(&tok->normalizer, ns, start) != 0) return -1;
+        if (c->tr && ns->align) {
+            /* did it really change? compare text */
+            if (ns->text.len != (size_t)(end - start) || memcmp(ns->text.data, c->text + start, end - start) != 0)
+                c->tr->normalized_changed = 1;
+        }
+    }
+    uint32_t norm_base = 0;
+    if (c->tr && trace_segment(c, start, &norm_base) != 0) return -1;
+
+    /* normalized added tokens */
+    c->segs_norm.n = 0;
+    if (tc_added_split(tok, &tok->trie_norm, ns->text.data, ns->text.len, &c->segs_norm) != 0) return -1;
+    for (size_t si = 0; si < c->segs_norm.n; si++) {
+        tc_seg sg = c->segs_norm.v[si];
+        if (sg.added >= 0) {
+            tc_span orig = range_align(c, start, sg.start, sg.end);
+            if (emit_added(c, sg.added, orig, norm_base + sg.start, norm_base + sg.end) != 0) return -1;
+            continue;
+        }
+        if (sg.end == sg.start) continue;
+        tc_piece_list *pieces;
+        int r = tc_pretokenize(tok, &c->pt, ns->text.data + sg.start, sg.end - sg.start, &pieces);
+        if (r != 0) return r;
+        for (size_t i = 0; i < pieces->n; i++) {
+            tc_piece pc = pieces->v[i];
+            pc.start += sg.start;
+            pc.end += sg.start;
+            if (run_chunk(c, start, &pc, norm_base) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- post-processing ----------------------------------------------------- */
+
+static size_t count_space_chars(const uint8_t *s, size_t len, int from_end) {
+    size_t count = 0;
+    if (!from_end) {
+        for (size_t i = 0; i < len;) {
+            int n;
+            uint32_t cp = tc_utf8_decode(s, len, i, &n);
+            if (cp != 0x120 && !tc_unicode_is_space(cp)) break;
+            count++;
+            i += (size_t)n;
+        }
+    } else {
+        size_t end = len;
+        while (end > 0) {
+            size_t j = end - 1;
+            while (j > 0 && (s[j] & 0xC0) == 0x80 && end - j < 4) j--;
+            int n;
+            uint32_t cp = tc_utf8_decode(s, len, j, &n);
+            if (j + (size_t)n != end) { cp = TC_CP_INVALID_BASE + s[end - 1]; j = end - 1; }
+            if (cp != 0x120 && !tc_unicode_is_space(cp)) break;
+            count++;
+            end = j;
+        }
+    }
+    return count;
+}
+
+/* ByteLevel post-processor with trim_offsets (HF process_offsets). The
+ * leading/trailing counts are characters, added to byte offsets, as HF does. */
+static void trim_offsets(const tc_tokenizer *tok, tc_encoding *e, int add_prefix_space) {
+    for (size_t i = 0; i < e->n; i++) {
+        size_t slen;
+        const char *s = tc_id_to_token(tok, e->ids[i], &slen);
+        if (!s) continue;
+        size_t lead = count_space_chars((const uint8_t *)s, slen, 0);
+        size_t trail = count_space_chars((const uint8_t *)s, slen, 1);
+        uint32_t *o = &e->offsets[2 * i];
+        if (lead > 0) {
+            int is_first = i == 0 || o[0] == 0;
+            if (is_first && add_prefix_space && lead == 1) lead = 0;
+            uint64_t ns = (uint64_t)o[0] + lead;
+            o[0] = (uint32_t)(ns < o[1] ? ns : o[1]);
+        }
+        if (trail > 0 && o[1] >= trail) {
+            uint32_t ne = o[1] - (uint32_t)trail;
+            o[1] = ne > o[0] ? ne : o[0];
+        }
+    }
+}
+
+static int apply_template(enc_ctx *c, const tc_post *pp) {
+    tc_encoding *e = c->out;
+    size_t extra = 0;
+    for (size_t i = 0; i < pp->nsingle; i++) if (!pp->single[i].is_sequence) extra += pp->single[i].nids;
+    if (extra == 0) return 0;
+    size_t n = e->n;
+    if (enc_reserve(e, n + extra) != 0) return -1;
+    /* rebuild in place from the end */
+    tc_encoding old = *e;
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    uint32_t *off = malloc((n ? n : 1) * 2 * sizeof *off);
+    uint8_t *sp = malloc(n ? n : 1);
+    if (!ids || !off || !sp) { free(ids); free(off); free(sp); return -1; }
+    memcpy(ids, old.ids, n * sizeof *ids);
+    memcpy(off, old.offsets, n * 2 * sizeof *off);
+    memcpy(sp, old.special, n);
+    e->n = 0;
+    for (size_t i = 0; i < pp->nsingle; i++) {
+        const tc_template_piece *p = &pp->single[i];
+        if (p->is_sequence) {
+            memcpy(e->ids + e->n, ids, n * sizeof *ids);
+            memcpy(e->offsets + 2 * e->n, off, n * 2 * sizeof *off);
+            memcpy(e->special + e->n, sp, n);
+            e->n += n;
+        } else {
+            for (uint32_t k = 0; k < p->nids; k++) {
+                e->ids[e->n] = p->ids[k];
+                e->offsets[2 * e->n] = 0;
+                e->offsets[2 * e->n + 1] = 0;
+                e->special[e->n] = 1;
+                e->n++;
+            }
+        }
+    }
+    free(ids); free(off); free(sp);
+    return 0;
+}
+
+/* ---- byte -> char offsets (HF BytesToCharOffsetConverter) ---------------- */
+
+#define CP_STRIDE 64
+static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
+    /* checkpoints: for every CP_STRIDE bytes, the first unit boundary at or
+     * after k*CP_STRIDE and its char index */
+    size_t nck = len / CP_STRIDE + 1;
+    uint32_t *ck_byte = malloc(nck * sizeof *ck_byte);
+    uint32_t *ck_char = malloc(nck * sizeof *ck_char);
+    if (!ck_byte || !ck_char) { free(ck_byte); free(ck_char); return -1; }
+    size_t next_ck = 0, chars = 0, i = 0;
+    while (i < len) {
+        while (next_ck < nck && next_ck * CP_STRIDE <= i) {
+            ck_byte[next_ck] = (uint32_t)i; ck_char[next_ck] = (uint32_t)chars; next_ck++;
+        }
+        int n;
+        (void)tc_utf8_decode(s, len, i, &n);
+        i += (size_t)n;
+        chars++;
+    }
+    while (next_ck < nck) { ck_byte[next_ck] = (uint32_t)len; ck_char[next_ck] = (uint32_t)chars; next_ck++; }
+    size_t total_chars = chars;
+    for (size_t t = 0; t < e->n; t++) {
+        uint32_t bs = e->offsets[2 * t], be = e->offsets[2 * t + 1];
+        uint32_t r[2];
+        int found[2] = {0, 0};
+        uint32_t want[2] = {bs, be};
+        for (int w = 0; w < 2; w++) {
+            uint32_t p = want[w];
+            if (p >= len) continue;
+            size_t k = p / CP_STRIDE;
+            while (k > 0 && ck_byte[k] > p) k--;
+            size_t pos = ck_byte[k], ci = ck_char[k];
+            for (;;) {
+                int n;
+                (void)tc_utf8_decode(s, len, pos, &n);
+                if (p < pos + (size_t)n) break;
+                pos += (size_t)n;
+                ci++;
+            }
+            r[w] = (uint32_t)ci;
+            found[w] = 1;
+        }
+        if (found[0] && found[1]) {
+            e->char_offsets[2 * t] = r[0]; e->char_offsets[2 * t + 1] = r[1];
+        } else if (found[0]) {
+            /* end not in the map: the char of end-1, plus one */
+            uint32_t last = r[0] + 1;
+            if (be >= 1 && be - 1 < len) {
+                uint32_t p = be - 1;
+                size_t k = p / CP_STRIDE;
+                while (k > 0 && ck_byte[k] > p) k--;
+                size_t pos = ck_byte[k], ci = ck_char[k];
+                for (;;) {
+                    int n;
+                    (void)tc_utf8_decode(s, len, pos, &n);
+                    if (p < pos + (size_t)n) break;
+                    pos += (size_t)n;
+                    ci++;
+                }
+                last = (uint32_t)ci + 1;
+            }
+            e->char_offsets[2 * t] = r[0]; e->char_offsets[2 * t + 1] = last;
+        } else {
+            e->char_offsets[2 * t] = bs; e->char_offsets[2 * t + 1] = be;
+        }
+    }
+    (void)total_chars;
+    free(ck_byte); free(ck_char);
+    return 0;
+}
+
+/* ---- entry point ---------------------------------------------------------- */
+
+int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
+              tc_encoding *out, tc_trace *trace, tc_error *err) {
+    if (!tok || !out || (!text && len)) return tc_error_set(err, TC_ERR_ARG, "encode: null argument");
+    if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
+    out->n = 0;
+    enc_ctx c;
+    memset(&c, 0, sizeof c);
+    c.tok = tok; c.text = text ? text : (const uint8_t *)""; c.len = len; c.out = out; c.tr = trace;
+    if (trace) {
+        tc_trace_free(trace);
+    }
+    int rc = TC_OK;
+    if (enc_reserve(out, len / 3 + 16) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+    if (!trace && len >= CACHE_MIN_TEXT) {
+        c.cache.cap = 1u << 14;
+        c.cache.slots = calloc(c.cache.cap, sizeof *c.cache.slots);
+        c.use_cache = c.cache.slots != NULL;
+        /* the table is sized so it never fills: at most CACHE_MAX_ENTRIES,
+         * grown below when half full */
+    }
+    if (tc_added_split(tok, &tok->trie_raw, c.text, len, &c.segs_raw) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+    for (size_t si = 0; si < c.segs_raw.n; si++) {
+        tc_seg sg = c.segs_raw.v[si];
+        if (sg.added >= 0) {
+            tc_span orig = {sg.start, sg.end};
+            uint32_t nb = 0;
+            if (trace) {
+                nb = (uint32_t)trace->normalized.len;
+                if (tc_buf_append(&trace->normalized, c.text + sg.start, sg.end - sg.start) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+                void *p = trace->norm_align;
+                if (tc_grow(&p, &trace->norm_align_cap, trace->normalized.len, sizeof *trace->norm_align) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+                trace->norm_align = p;
+                for (uint32_t b = 0; b < sg.end - sg.start; b++) trace->norm_align[nb + b] = orig;
+            }
+            if (emit_added(&c, sg.added, orig, nb, nb + (sg.end - sg.start)) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+            continue;
+        }
+        if (sg.end == sg.start) continue;
+        int r = run_segment(&c, sg.start, sg.end);
+        if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: the pre-tokenizer regex exceeded its step limit on this text"); goto done; }
+        if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+    }
+    /* post-processors */
+    for (int i = 0; i < tok->npost; i++) {
+        const tc_post *pp = &tok->post[i];
+        if (pp->kind == TC_POST_BYTELEVEL) {
+            if (pp->trim_offsets) trim_offsets(tok, out, pp->add_prefix_space);
+        } else if (pp->kind == TC_POST_TEMPLATE && add_special_tokens) {
+            if (apply_template(&c, pp) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+        }
+    }
+    if (char_offsets(c.text, len, out) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+done:
+    if (rc != TC_OK) out->n = 0;
+    tc_bpe_scratch_free(&c.bpe);
+    tc_pretok_scratch_free(&c.pt);
+    tc_buf_free(&c.chunk);
+    cache_free(&c.cache);
+    free(c.segs_raw.v);
+    free(c.segs_norm.v);
+    tc_nstr_free(&c.ns);
+    return rc;
+}
+
+void tc_encoding_free(tc_encoding *e) {
+    free(e->ids); free(e->offsets); free(e->char_offsets); free(e->special);
+    memset(e, 0, sizeof *e);
+}
+
+void tc_trace_free(tc_trace *tr) {
+    tc_buf_free(&tr->normalized);
+    free(tr->norm_align); free(tr->chunks); free(tr->syms); free(tr->steps);
+    memset(tr, 0, sizeof *tr);
+}

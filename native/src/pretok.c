@@ -1,0 +1,226 @@
+/* pretok.c - pre-tokenizers with HF `tokenizers` semantics.
+ *
+ * Does: Split (regex or literal; behaviors removed, isolated,
+ * merged_with_previous, merged_with_next, contiguous; invert), ByteLevel
+ * (add_prefix_space, use_regex with the GPT-2 pattern), Digits
+ * (char::is_numeric, individual or contiguous), applied in sequence; each
+ * works on the chunks the previous one produced, and empty chunks are
+ * dropped, as PreTokenizedString::split does.
+ * Does not: run after ByteLevel (the loader refuses a pre-tokenizer after
+ * ByteLevel, since it would see mapped characters), Whitespace/Metaspace
+ * (not yet supported; refused at load).
+ */
+#include "pretok.h"
+#include "unicode.h"
+
+void tc_pretok_scratch_free(tc_pretok_scratch *sc) {
+    free(sc->a.v);
+    free(sc->b.v);
+    free(sc->matches);
+    tc_buf_free(&sc->tmp);
+    memset(sc, 0, sizeof *sc);
+}
+
+static int piece_push(tc_piece_list *l, uint32_t start, uint32_t end, uint8_t prefix) {
+    if (end == start && !prefix) return 0;     /* empty chunks are dropped */
+    if (l->n == l->cap) {
+        void *p = l->v;
+        if (tc_grow(&p, &l->cap, l->n + 1, sizeof *l->v) != 0) return -1;
+        l->v = p;
+    }
+    l->v[l->n].start = start;
+    l->v[l->n].end = end;
+    l->v[l->n].prefix_space = prefix;
+    l->n++;
+    return 0;
+}
+
+static int match_push(tc_pretok_scratch *sc, size_t s, size_t e) {
+    if (sc->nmatches + 2 > sc->matches_cap) {
+        void *p = sc->matches;
+        if (tc_grow(&p, &sc->matches_cap, sc->nmatches + 2, sizeof *sc->matches) != 0) return -1;
+        sc->matches = p;
+    }
+    sc->matches[sc->nmatches++] = s;
+    sc->matches[sc->nmatches++] = e;
+    return 0;
+}
+
+/* Matches of a literal (str::match_indices: non-overlapping, left to right). */
+static int literal_find_all(tc_pretok_scratch *sc, const char *lit, size_t llen, const uint8_t *s, size_t len) {
+    if (llen == 0) return 0;
+    for (size_t i = 0; i + llen <= len;) {
+        if (memcmp(s + i, lit, llen) == 0) {
+            if (match_push(sc, i, i + llen) != 0) return -1;
+            i += llen;
+        } else {
+            i++;
+        }
+    }
+    return 0;
+}
+
+/* Matches of char::is_numeric, one per character. */
+static int numeric_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
+    for (size_t i = 0; i < len;) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        if (TC_GCM(tc_unicode_gc(cp)) & TC_GCM_N) {
+            if (match_push(sc, i, i + (size_t)n) != 0) return -1;
+        }
+        i += (size_t)n;
+    }
+    return 0;
+}
+
+/* Turns the match list of one chunk into chunks, per behavior (HF
+ * NormalizedString::split). base is the chunk's start in the segment. */
+static int apply_behavior(tc_pretok_scratch *sc, tc_piece_list *out, uint32_t base, size_t len,
+                          tc_split_behavior beh, int invert) {
+    /* 1. the (range, is_match) sequence covering the chunk */
+    size_t nm = sc->nmatches / 2;
+    /* worst case 2*nm+1 segments; build them in a small local loop */
+    typedef struct { size_t s, e; int m; } seg;
+    seg *segs = NULL;
+    size_t nsegs = 0, cap = 0;
+    size_t prev = 0;
+    for (size_t k = 0; k <= nm; k++) {
+        size_t ms = k < nm ? sc->matches[2 * k] : len;
+        size_t me = k < nm ? sc->matches[2 * k + 1] : len;
+        void *p = segs;
+        if (tc_grow(&p, &cap, nsegs + 2, sizeof *segs) != 0) { free(segs); return -1; }
+        segs = p;
+        if (prev != ms) segs[nsegs++] = (seg){prev, ms, invert ? 1 : 0};
+        if (k < nm) segs[nsegs++] = (seg){ms, me, invert ? 0 : 1};
+        prev = me;
+    }
+    if (len == 0) {
+        free(segs);
+        return 0; /* an empty chunk yields only an empty split, dropped */
+    }
+    /* 2. behaviors */
+    int rc = 0;
+    if (beh == TC_SPLIT_ISOLATED || beh == TC_SPLIT_REMOVED) {
+        for (size_t i = 0; i < nsegs && rc == 0; i++) {
+            if (beh == TC_SPLIT_REMOVED && segs[i].m) continue;
+            rc = piece_push(out, base + (uint32_t)segs[i].s, base + (uint32_t)segs[i].e, 0);
+        }
+    } else if (beh == TC_SPLIT_CONTIGUOUS || beh == TC_SPLIT_MERGED_PREV) {
+        size_t first = out->n;
+        int previous_match = 0;
+        for (size_t i = 0; i < nsegs && rc == 0; i++) {
+            int merge = beh == TC_SPLIT_CONTIGUOUS ? (segs[i].m == previous_match)
+                                                   : (segs[i].m && !previous_match);
+            if (merge && out->n > first) {
+                out->v[out->n - 1].end = base + (uint32_t)segs[i].e;
+            } else {
+                /* push without the empty filter: ranges here are never empty */
+                rc = piece_push(out, base + (uint32_t)segs[i].s, base + (uint32_t)segs[i].e, 0);
+            }
+            previous_match = segs[i].m;
+        }
+    } else { /* MERGED_NEXT: fold from the right */
+        size_t first = out->n;
+        int previous_match = 0;
+        for (size_t i = nsegs; i-- > 0 && rc == 0;) {
+            if (segs[i].m && !previous_match && out->n > first) {
+                out->v[out->n - 1].start = base + (uint32_t)segs[i].s;
+            } else {
+                rc = piece_push(out, base + (uint32_t)segs[i].s, base + (uint32_t)segs[i].e, 0);
+            }
+            previous_match = segs[i].m;
+        }
+        /* reverse what this chunk added */
+        for (size_t i = first, j = out->n; i + 1 < j; i++, j--) {
+            tc_piece t = out->v[i];
+            out->v[i] = out->v[j - 1];
+            out->v[j - 1] = t;
+        }
+    }
+    free(segs);
+    return rc;
+}
+
+static int find_all(const tc_pretok *pt, tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
+    sc->nmatches = 0;
+    switch (pt->kind) {
+    case TC_PT_SPLIT_STRING:
+        return literal_find_all(sc, pt->literal, pt->literal_len, s, len);
+    case TC_PT_DIGITS:
+        return numeric_find_all(sc, s, len);
+    default:
+        if (pt->fast != TC_FAST_NONE) return tc_fast_find_all(pt->fast, s, len, &sc->matches, &sc->nmatches, &sc->matches_cap) == 0 ? 0 : -1;
+        {
+            size_t n = 0;
+            int r = tc_regex_find_all(pt->re, s, len, &sc->matches, &n, &sc->matches_cap);
+            sc->nmatches = 2 * n;
+            return r;
+        }
+    }
+}
+
+/* ByteLevel: optional prefix space, optional GPT-2 split (on " " + chunk
+ * when a prefix was added), then each chunk goes to the model. */
+static int bytelevel_step(const tc_pretok *pt, tc_pretok_scratch *sc, const uint8_t *text,
+                          const tc_piece_list *in, tc_piece_list *out) {
+    for (size_t i = 0; i < in->n; i++) {
+        tc_piece pc = in->v[i];
+        size_t len = pc.end - pc.start;
+        int prefix = pt->add_prefix_space && !(len > 0 && text[pc.start] == ' ');
+        if (prefix && len == 0) prefix = 0;    /* HF prepend does nothing on an empty string */
+        if (!pt->use_regex) {
+            if (piece_push(out, pc.start, pc.end, (uint8_t)prefix) != 0) return -1;
+            continue;
+        }
+        const uint8_t *subj = text + pc.start;
+        size_t slen = len;
+        if (prefix) {
+            sc->tmp.len = 0;
+            if (tc_buf_push(&sc->tmp, ' ') != 0 || tc_buf_append(&sc->tmp, subj, len) != 0) return -1;
+            subj = sc->tmp.data;
+            slen = len + 1;
+        }
+        int r = find_all(pt, sc, subj, slen);
+        if (r != 0) return r;
+        size_t before = out->n;
+        if (apply_behavior(sc, out, 0, slen, TC_SPLIT_ISOLATED, 0) != 0) return -1;
+        for (size_t k = before; k < out->n; k++) {
+            tc_piece *p = &out->v[k];
+            if (prefix) {
+                if (p->start == 0) { p->prefix_space = 1; p->end = p->end - 1; }
+                else { p->start -= 1; p->end -= 1; }
+            }
+            p->start += pc.start;
+            p->end += pc.start;
+        }
+    }
+    return 0;
+}
+
+int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, size_t len,
+                   tc_piece_list **result) {
+    tc_piece_list *cur = &sc->a, *next = &sc->b;
+    cur->n = 0;
+    if (piece_push(cur, 0, (uint32_t)len, 0) != 0) return -1;
+    for (int s = 0; s < tok->npretok; s++) {
+        const tc_pretok *pt = &tok->pretok[s];
+        next->n = 0;
+        if (pt->kind == TC_PT_BYTELEVEL) {
+            int r = bytelevel_step(pt, sc, text, cur, next);
+            if (r != 0) return r;
+        } else {
+            for (size_t i = 0; i < cur->n; i++) {
+                tc_piece pc = cur->v[i];
+                int r = find_all(pt, sc, text + pc.start, pc.end - pc.start);
+                if (r != 0) return r;
+                tc_split_behavior beh = pt->kind == TC_PT_DIGITS
+                    ? (pt->individual_digits ? TC_SPLIT_ISOLATED : TC_SPLIT_CONTIGUOUS) : pt->behavior;
+                if (apply_behavior(sc, next, pc.start, pc.end - pc.start, beh,
+                                   pt->kind == TC_PT_DIGITS ? 0 : pt->invert) != 0) return -1;
+            }
+        }
+        tc_piece_list *t = cur; cur = next; next = t;
+    }
+    *result = cur;
+    return 0;
+}

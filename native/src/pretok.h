@@ -1,0 +1,39 @@
+/* pretok.h - pre-tokenizers: split a normalized segment into chunks. */
+#ifndef TC_PRETOK_H
+#define TC_PRETOK_H
+
+#include "engine.h"
+
+/* A chunk of a segment's normalized text: [start, end) plus whether
+ * ByteLevel's add_prefix_space put a virtual ' ' before it. */
+typedef struct tc_piece {
+    uint32_t start, end;
+    uint8_t prefix_space;
+} tc_piece;
+
+typedef struct tc_piece_list {
+    tc_piece *v; size_t n, cap;
+} tc_piece_list;
+
+typedef struct tc_pretok_scratch {
+    tc_piece_list a, b;
+    size_t *matches; size_t nmatches, matches_cap;
+    tc_buf tmp;
+} tc_pretok_scratch;
+
+void tc_pretok_scratch_free(tc_pretok_scratch *sc);
+
+/* Runs every pre-tokenizer of tok over text[0..len). The result is in
+ * *result (points into sc). Returns 0, -1 allocation failure, -2 regex step
+ * limit. */
+int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, size_t len,
+                   tc_piece_list **result);
+
+/* Hand-written scanner for a well-known pattern: appends the matches of
+ * find_iter as (start, end) pairs. Exposed for the agreement tests. */
+int tc_fast_find_all(tc_fastpat p, const uint8_t *s, size_t len, size_t **out, size_t *n, size_t *cap);
+
+/* Recognizes a well-known pattern string. */
+tc_fastpat tc_fast_detect(const char *pattern, size_t len);
+
+#endif

@@ -1,0 +1,146 @@
+/* tokcore.h - public API of the tokcore engine.
+ *
+ * One handle per loaded tokenizer (no global state). A handle is immutable
+ * after loading, so any number of threads may encode/decode with it at once.
+ * Loading takes file contents from memory; reading files is the caller's
+ * job (platform.h has a helper).
+ *
+ * Offsets: every span is a byte range into the ORIGINAL input, with HF
+ * `tokenizers` semantics (normalization, added-token stripping, ByteLevel
+ * trim_offsets); char offsets are the same spans in code points (an invalid
+ * UTF-8 byte counts as one character), converted as the HF Python binding
+ * does.
+ */
+#ifndef TOKCORE_H
+#define TOKCORE_H
+
+#include "common.h"
+
+#define TC_VERSION "0.1.0"
+
+/* Limits, named and enforced. */
+#define TC_MAX_INPUT_BYTES 0x7fffffffu    /* one text */
+#define TC_MAX_VOCAB 16000000u            /* ids must be below this */
+#define TC_MAX_TOKEN_BYTES 65536u         /* one vocabulary entry */
+
+typedef struct tc_tokenizer tc_tokenizer;
+
+typedef enum tc_format {
+    TC_FORMAT_UNKNOWN = 0,
+    TC_FORMAT_HF_JSON,      /* tokenizer.json */
+    TC_FORMAT_VOCAB_JSON,   /* GPT-2 vocab.json (needs merges.txt) */
+    TC_FORMAT_MERGES_TXT,   /* GPT-2 merges.txt */
+    TC_FORMAT_TIKTOKEN      /* base64 rank file */
+} tc_format;
+
+/* Guess the format from the first bytes of a file's contents. */
+tc_format tc_detect_format(const uint8_t *data, size_t len);
+
+/* ---- loading ---------------------------------------------------------- */
+
+tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err);
+
+/* GPT-2 style vocab.json + merges.txt (with or without "#version" line),
+ * built as HF does for GPT-2: ByteLevel pre-tokenizer (GPT-2 regex), BPE,
+ * ByteLevel decoder. */
+tc_tokenizer *tc_load_gpt2(const uint8_t *vocab, size_t vocab_len,
+                           const uint8_t *merges, size_t merges_len, tc_error *err);
+
+/* Pattern presets for rank files. */
+typedef enum tc_preset {
+    TC_PRESET_QWEN2 = 0, /* Qwen2/2.5/3 pattern, NFC (as Qwen's own tokenizer) */
+    TC_PRESET_CL100K,
+    TC_PRESET_O200K,
+    TC_PRESET_LLAMA3,
+    TC_PRESET_GPT2
+} tc_preset;
+
+int tc_preset_from_name(const char *name, tc_preset *out);
+
+/* vocab.json + merges.txt with the pipeline of a preset (GPT-2: ByteLevel
+ * with its regex; others: Split with the preset's pattern, then ByteLevel). */
+tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const uint8_t *merges,
+                                   size_t merges_len, tc_preset preset, tc_error *err);
+
+/* tiktoken rank file ("base64 rank" per line). */
+tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
+
+/* Adds an added token (as HF add_tokens/add_special_tokens with an explicit
+ * id). Only before the first encode. Returns TC_OK or an error code. */
+typedef struct tc_added_token_spec {
+    const char *content; size_t content_len;
+    uint32_t id;
+    int special, lstrip, rstrip, single_word, normalized;
+} tc_added_token_spec;
+int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n, tc_error *err);
+
+void tc_free(tc_tokenizer *tok);
+
+/* ---- queries ---------------------------------------------------------- */
+
+uint32_t tc_vocab_size(const tc_tokenizer *tok);   /* max id + 1 over model and added */
+/* Token string as stored (e.g. "Ġapple"); NULL for an unknown id. */
+const char *tc_id_to_token(const tc_tokenizer *tok, uint32_t id, size_t *len);
+/* The token's real bytes (byte-level mapping undone); NULL for unknown id. */
+const uint8_t *tc_id_to_bytes(const tc_tokenizer *tok, uint32_t id, size_t *len);
+/* -1 when absent. Added tokens first, then the model vocabulary. */
+int64_t tc_token_to_id(const tc_tokenizer *tok, const char *s, size_t len);
+int tc_is_special(const tc_tokenizer *tok, uint32_t id);
+int tc_is_added(const tc_tokenizer *tok, uint32_t id);
+size_t tc_added_count(const tc_tokenizer *tok);
+const tc_added_token_spec *tc_added_at(const tc_tokenizer *tok, size_t i);
+/* A JSON object describing the pipeline components (for `info`). Owned by
+ * the handle. */
+const char *tc_describe(const tc_tokenizer *tok);
+
+/* ---- encoding --------------------------------------------------------- */
+
+typedef struct tc_encoding {
+    size_t n, cap;
+    uint32_t *ids;
+    uint32_t *offsets;       /* 2n: original byte offsets [start, end) */
+    uint32_t *char_offsets;  /* 2n: the same in code points */
+    uint8_t *special;        /* 1 when the id is a special added token */
+} tc_encoding;
+
+/* Trace of one encode: normalized text, chunks, merge steps. */
+typedef struct tc_trace_chunk {
+    uint32_t norm_start, norm_end;   /* range in trace->normalized */
+    uint32_t orig_start, orig_end;   /* original byte span */
+    int64_t added_id;                /* >= 0: this chunk is an added token match */
+    uint32_t sym_first, sym_count;   /* initial symbols in trace->syms */
+    uint32_t step_first, step_count; /* merge steps in trace->steps */
+    uint32_t tok_first, tok_count;   /* resulting tokens in the encoding */
+    uint8_t prefix_space;            /* ByteLevel add_prefix_space added one */
+} tc_trace_chunk;
+
+typedef struct tc_trace_step {
+    uint32_t pos;      /* index of the left symbol of the pair in the current list */
+    uint32_t rank;     /* merge rank (rank model: the new token's rank) */
+    uint32_t left, right, new_id;
+} tc_trace_step;
+
+typedef struct tc_trace {
+    tc_buf normalized;          /* concatenated normalized text of all segments */
+    tc_span *norm_align; size_t norm_align_cap;  /* one original span per normalized byte */
+    tc_trace_chunk *chunks; size_t nchunks, chunks_cap;
+    uint32_t *syms; size_t nsyms, syms_cap;       /* initial symbol ids per chunk */
+    tc_trace_step *steps; size_t nsteps, steps_cap;
+    int normalized_changed;     /* normalization changed the text somewhere */
+} tc_trace;
+
+/* Encodes text[0..len) (UTF-8; invalid bytes are accepted as single units
+ * by the byte-level path). out is reset and filled; trace may be NULL.
+ * Returns TC_OK or an error code with err filled. */
+int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
+              tc_encoding *out, tc_trace *trace, tc_error *err);
+
+void tc_encoding_free(tc_encoding *enc);
+void tc_trace_free(tc_trace *tr);
+
+/* Decodes ids into bytes (HF semantics: unknown ids skipped; the caller
+ * turns bytes into text with U+FFFD for invalid sequences). */
+int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
+              tc_buf *out, tc_error *err);
+
+#endif

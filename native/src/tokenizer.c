@@ -1,0 +1,225 @@
+/* tokenizer.c - the handle: creation, finishing after load, queries,
+ * added tokens, decode.
+ *
+ * Does: everything about a loaded tokenizer that is not encode (pipeline.c)
+ * or file parsing (load_*.c).
+ * Does not: mutate a handle after tc_tokenizer_finish except through
+ * tc_add_tokens (which rebuilds the added-token index).
+ */
+#include "added.h"
+#include "unicode.h"
+
+tc_tokenizer *tc_tokenizer_new(void) {
+    tc_tokenizer *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->model.unk_id = -1;
+    for (int i = 0; i < 256; i++) { t->model.byte_ids[i] = -1; t->model.fallback_ids[i] = -1; }
+    return t;
+}
+
+void tc_free(tc_tokenizer *t) {
+    if (!t) return;
+    tc_vocab_free(&t->model.vocab);
+    tc_pairmap_free(&t->model.merges);
+    tc_strmap_free(&t->model.by_bytes);
+    free(t->model.cont_prefix);
+    free(t->model.eow_suffix);
+    for (int i = 0; i < t->npretok; i++) {
+        tc_regex_free(t->pretok[i].re);
+        free(t->pretok[i].literal);
+    }
+    for (int i = 0; i < t->npost; i++) free(t->post[i].single);
+    free(t->added);
+    tc_buf_free(&t->added_pool);
+    tc_trie_free(&t->trie_raw);
+    tc_trie_free(&t->trie_norm);
+    free(t->added_by_id);
+    tc_buf_free(&t->describe);
+    free(t);
+}
+
+/* Single-byte ids (byte-level) and <0xNN> ids (byte_fallback). */
+int tc_model_init_bytes(tc_tokenizer *tok, tc_error *err) {
+    tc_model *m = &tok->model;
+    (void)err;
+    for (int b = 0; b < 256; b++) {
+        m->byte_ids[b] = -1;
+        m->fallback_ids[b] = -1;
+        if (tok->byte_level) {
+            if (m->kind == TC_MODEL_BPE_RANK) {
+                uint8_t c = (uint8_t)b;
+                m->byte_ids[b] = tc_strmap_find(&m->by_bytes, &m->vocab, 1, &c, 1);
+            } else {
+                uint8_t u[4];
+                int k = tc_utf8_encode(tc_byte_to_cp((uint8_t)b), u);
+                m->byte_ids[b] = tc_vocab_find(&m->vocab, u, (size_t)k);
+            }
+        }
+        char fb[8];
+        static const char hex[] = "0123456789ABCDEF";
+        fb[0] = '<'; fb[1] = '0'; fb[2] = 'x'; fb[3] = hex[b >> 4]; fb[4] = hex[b & 15]; fb[5] = '>';
+        m->fallback_ids[b] = tc_vocab_find(&m->vocab, (const uint8_t *)fb, 6);
+    }
+    return TC_OK;
+}
+
+uint32_t tc_vocab_size(const tc_tokenizer *tok) {
+    uint32_t n = tok->model.vocab.n;
+    for (size_t i = 0; i < tok->nadded; i++)
+        if (tok->added[i].spec.id + 1 > n) n = tok->added[i].spec.id + 1;
+    return n;
+}
+
+static const tc_added_token_spec *added_for_id(const tc_tokenizer *tok, uint32_t id) {
+    if (id >= tok->added_by_id_n) return NULL;
+    uint32_t k = tok->added_by_id[id];
+    return k ? &tok->added[k - 1].spec : NULL;
+}
+
+const char *tc_id_to_token(const tc_tokenizer *tok, uint32_t id, size_t *len) {
+    const tc_added_token_spec *a = added_for_id(tok, id);
+    if (a) { *len = a->content_len; return a->content; }
+    const tc_vocab *v = &tok->model.vocab;
+    if (id >= v->n || !v->entries[id].present) { *len = 0; return NULL; }
+    *len = v->entries[id].str_len;
+    return (const char *)tc_entry_str(v, id);
+}
+
+const uint8_t *tc_id_to_bytes(const tc_tokenizer *tok, uint32_t id, size_t *len) {
+    const tc_added_token_spec *a = added_for_id(tok, id);
+    if (a) { *len = a->content_len; return (const uint8_t *)a->content; }
+    const tc_vocab *v = &tok->model.vocab;
+    if (id >= v->n || !v->entries[id].present) { *len = 0; return NULL; }
+    *len = v->entries[id].bytes_len;
+    return tc_entry_bytes(v, id);
+}
+
+int64_t tc_token_to_id(const tc_tokenizer *tok, const char *s, size_t len) {
+    for (size_t i = tok->nadded; i-- > 0;) {
+        const tc_added_token_spec *a = &tok->added[i].spec;
+        if (a->content_len == len && memcmp(a->content, s, len) == 0) return a->id;
+    }
+    return tc_vocab_find(&tok->model.vocab, (const uint8_t *)s, len);
+}
+
+int tc_is_special(const tc_tokenizer *tok, uint32_t id) {
+    const tc_added_token_spec *a = added_for_id(tok, id);
+    return a && a->special;
+}
+
+int tc_is_added(const tc_tokenizer *tok, uint32_t id) { return added_for_id(tok, id) != NULL; }
+
+size_t tc_added_count(const tc_tokenizer *tok) { return tok->nadded; }
+
+const tc_added_token_spec *tc_added_at(const tc_tokenizer *tok, size_t i) {
+    return i < tok->nadded ? &tok->added[i].spec : NULL;
+}
+
+const char *tc_describe(const tc_tokenizer *tok) {
+    return tok->describe.data ? (const char *)tok->describe.data : "{}";
+}
+
+/* Rebuilds the id index and both tries. Normalized tokens are matched by
+ * their normalized content, as HF's AddedVocabulary does. */
+static int rebuild_added(tc_tokenizer *tok, tc_error *err) {
+    /* contents point into added_pool, which may have moved */
+    size_t off = 0;
+    for (size_t i = 0; i < tok->nadded; i++) {
+        tok->added[i].spec.content = (const char *)tok->added_pool.data + off;
+        off += tok->added[i].spec.content_len + 1;
+    }
+    free(tok->added_by_id);
+    tok->added_by_id = NULL;
+    uint32_t maxid = 0;
+    for (size_t i = 0; i < tok->nadded; i++) if (tok->added[i].spec.id + 1 > maxid) maxid = tok->added[i].spec.id + 1;
+    tok->added_by_id_n = maxid;
+    if (maxid) {
+        tok->added_by_id = calloc(maxid, sizeof *tok->added_by_id);
+        if (!tok->added_by_id) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < tok->nadded; i++) tok->added_by_id[tok->added[i].spec.id] = (uint32_t)i + 1;
+    }
+    tc_trie_free(&tok->trie_raw);
+    tc_trie_free(&tok->trie_norm);
+    if (tc_trie_build(&tok->trie_raw, tok, 0, NULL, NULL) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    /* normalized contents */
+    tc_buf nc = {0};
+    uint32_t *noff = calloc(2 * (tok->nadded ? tok->nadded : 1), sizeof *noff);
+    if (!noff) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < tok->nadded; i++) {
+        const tc_added_token_spec *a = &tok->added[i].spec;
+        if (!a->normalized) continue;
+        tc_nstr ns = {0};
+        if (tc_buf_append(&ns.text, a->content, a->content_len) != 0) goto oom;
+        if (tok->has_normalizer && tc_normalize(&tok->normalizer, &ns, 0) != 0) { tc_nstr_free(&ns); goto oom; }
+        noff[2 * i] = (uint32_t)nc.len;
+        noff[2 * i + 1] = (uint32_t)ns.text.len;
+        int r = tc_buf_append(&nc, ns.text.data, ns.text.len);
+        tc_nstr_free(&ns);
+        if (r != 0) goto oom;
+    }
+    if (tc_trie_build(&tok->trie_norm, tok, 1, &nc, noff) != 0) goto oom;
+    tc_buf_free(&nc);
+    free(noff);
+    return TC_OK;
+oom:
+    tc_buf_free(&nc);
+    free(noff);
+    return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+}
+
+int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n, tc_error *err) {
+    for (size_t i = 0; i < n; i++) {
+        const tc_added_token_spec *s = &specs[i];
+        if (s->id >= TC_MAX_VOCAB) return tc_error_set(err, TC_ERR_LIMIT, "added token %zu: id %u above the limit %u", i, s->id, TC_MAX_VOCAB);
+        if (s->content_len == 0) return tc_error_set(err, TC_ERR_FORMAT, "added token %zu (id %u): empty content", i, s->id);
+        /* same id again replaces the earlier entry's content */
+        size_t k = tok->nadded;
+        for (size_t j = 0; j < tok->nadded; j++) if (tok->added[j].spec.id == s->id) { k = j; break; }
+        if (k != tok->nadded) {
+            return tc_error_set(err, TC_ERR_FORMAT, "added token %zu: id %u is already an added token", i, s->id);
+        }
+        void *p = tok->added;
+        if (tc_grow(&p, &tok->added_cap, tok->nadded + 1, sizeof *tok->added) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        tok->added = p;
+        if (tc_buf_append(&tok->added_pool, s->content, s->content_len) != 0 || tc_buf_push(&tok->added_pool, 0) != 0)
+            return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        tok->added[tok->nadded].spec = *s;
+        tok->nadded++;
+    }
+    return rebuild_added(tok, err);
+}
+
+int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err) {
+    int r = tc_model_init_bytes(tok, err);
+    if (r != TC_OK) return r;
+    return rebuild_added(tok, err);
+}
+
+/* ---- decode ------------------------------------------------------------- */
+
+int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
+              tc_buf *out, tc_error *err) {
+    out->len = 0;
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t slen;
+        const char *s = tc_id_to_token(tok, ids[i], &slen);
+        if (!s) continue;                     /* HF skips unknown ids */
+        if (skip_special_tokens && tc_is_special(tok, ids[i])) continue;
+        int r;
+        if (tok->decoder == TC_DEC_BYTELEVEL) {
+            if (!tc_is_added(tok, ids[i]) && tok->byte_level) {
+                size_t bl;
+                const uint8_t *b = tc_id_to_bytes(tok, ids[i], &bl);
+                r = tc_buf_append(out, b, bl);
+            } else {
+                r = tc_bytelevel_unmap((const uint8_t *)s, slen, out) < 0 ? -1 : 0;
+            }
+        } else {
+            r = (!first && tc_buf_push(out, ' ') != 0) ? -1 : tc_buf_append(out, s, slen);
+        }
+        if (r != 0) return tc_error_set(err, TC_ERR_NOMEM, "decode: out of memory");
+        first = 0;
+    }
+    return TC_OK;
+}

@@ -1,0 +1,139 @@
+/* unicode.c - Unicode property lookups (see unicode.h) over the generated
+ * tables of unicode_data.h (native/gen_unicode.py). No mutable state. */
+#include "unicode.h"
+
+#include <stddef.h>
+
+#include "unicode_data.h"
+
+/* Generated flag bits (must agree with gen_unicode.py). */
+#define UF_SPACE 0x01u
+#define UF_ALNUM 0x02u
+#define UF_LOWER_MULTI 0x40u
+
+#define S_BASE 0xAC00u
+#define L_BASE 0x1100u
+#define V_BASE 0x1161u
+#define T_BASE 0x11A7u
+#define L_COUNT 19u
+#define V_COUNT 21u
+#define T_COUNT 28u
+#define N_COUNT (V_COUNT * T_COUNT)
+#define S_COUNT (L_COUNT * N_COUNT)
+
+#if TC_UD_DECOMP_MAX > TC_UNICODE_DECOMP_MAX
+#error "unicode_data.h decompositions longer than TC_UNICODE_DECOMP_MAX"
+#endif
+
+static const tc_ud_rec *rec(uint32_t cp) {
+    if (cp >= 0x110000u) return &tc_ud_recs[0];
+    uint32_t blk = tc_ud_stage1[cp >> TC_UD_SHIFT];
+    uint32_t idx = tc_ud_stage2[(blk << TC_UD_SHIFT) | (cp & ((1u << TC_UD_SHIFT) - 1))];
+    return &tc_ud_recs[idx];
+}
+
+tc_gc tc_unicode_gc(uint32_t cp) {
+    if (cp >= 0x110000u) return TC_GC_Cn;
+    return (tc_gc)rec(cp)->gc;
+}
+
+int tc_unicode_is_space(uint32_t cp) {
+    if (cp >= 0x110000u) return 0;
+    return (rec(cp)->flags & UF_SPACE) != 0;
+}
+
+int tc_unicode_is_alnum(uint32_t cp) {
+    if (cp >= 0x110000u) return 0;
+    return (rec(cp)->flags & UF_ALNUM) != 0;
+}
+
+uint32_t tc_unicode_fold(uint32_t cp) {
+    if (cp >= 0x110000u) return cp;
+    return (uint32_t)((int32_t)cp + rec(cp)->fold);
+}
+
+int tc_unicode_lower(uint32_t cp, uint32_t out[3]) {
+    if (cp >= 0x110000u) { out[0] = cp; return 1; }
+    const tc_ud_rec *r = rec(cp);
+    if (r->flags & UF_LOWER_MULTI) {
+        for (int i = 0; i < TC_UD_NLOWER_MULTI; i++) {
+            if (tc_ud_lower_multi[i][0] == cp) {
+                int n = 0;
+                while (n < 3 && tc_ud_lower_multi[i][n + 1] != 0) {
+                    out[n] = tc_ud_lower_multi[i][n + 1];
+                    n++;
+                }
+                return n;
+            }
+        }
+    }
+    out[0] = (uint32_t)((int32_t)cp + r->lower);
+    return 1;
+}
+
+const char *tc_unicode_version(void) { return TC_UNIDATA_VERSION; }
+
+int tc_unicode_ccc(uint32_t cp) {
+    if (cp >= 0x110000u) return 0;
+    return rec(cp)->ccc;
+}
+
+uint32_t tc_unicode_norm_info(uint32_t cp) {
+    if (cp >= 0x110000u) return 0;
+    const tc_ud_rec *r = rec(cp);
+    return ((uint32_t)r->ccc << 16) | r->flags;
+}
+
+/* Binary search of cp in a sorted array; returns index or -1. */
+static long find_cp(const uint32_t *arr, long n, uint32_t cp) {
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (arr[mid] < cp) lo = mid + 1;
+        else hi = mid;
+    }
+    return (lo < n && arr[lo] == cp) ? lo : -1;
+}
+
+int tc_unicode_decompose(uint32_t cp, int compat, uint32_t out[TC_UNICODE_DECOMP_MAX]) {
+    if (cp < 0x80u || cp >= 0x110000u) return 0;
+    if (cp - S_BASE < S_COUNT) {
+        uint32_t s = cp - S_BASE;
+        out[0] = L_BASE + s / N_COUNT;
+        out[1] = V_BASE + (s % N_COUNT) / T_COUNT;
+        if (s % T_COUNT) { out[2] = T_BASE + s % T_COUNT; return 3; }
+        return 2;
+    }
+    uint32_t fl = rec(cp)->flags;
+    if (!(fl & (compat ? TC_UNF_COMPAT : TC_UNF_CANON))) return 0;
+    uint32_t ref;
+    if (compat) {
+        long i = find_cp(tc_ud_compat_cp, TC_UD_NCOMPAT, cp);
+        if (i < 0) return 0;
+        ref = tc_ud_compat_ref[i];
+    } else {
+        long i = find_cp(tc_ud_canon_cp, TC_UD_NCANON, cp);
+        if (i < 0) return 0;
+        ref = tc_ud_canon_ref[i];
+    }
+    int n = (int)(ref & 31u);
+    const uint32_t *p = tc_ud_pool + (ref >> 5);
+    for (int k = 0; k < n; k++) out[k] = p[k];
+    return n;
+}
+
+uint32_t tc_unicode_compose(uint32_t a, uint32_t b) {
+    if (a - L_BASE < L_COUNT && b - V_BASE < V_COUNT)
+        return S_BASE + ((a - L_BASE) * V_COUNT + (b - V_BASE)) * T_COUNT;
+    if (a - S_BASE < S_COUNT && (a - S_BASE) % T_COUNT == 0 && b > T_BASE && b - T_BASE < T_COUNT)
+        return a + (b - T_BASE);
+    if (!(tc_unicode_norm_info(b) & TC_UNF_NFC_NY)) return 0; /* b is never a second */
+    long lo = 0, hi = TC_UD_NCOMP;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (tc_ud_comp_a[mid] < a || (tc_ud_comp_a[mid] == a && tc_ud_comp_b[mid] < b)) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < TC_UD_NCOMP && tc_ud_comp_a[lo] == a && tc_ud_comp_b[lo] == b) return tc_ud_comp_c[lo];
+    return 0;
+}

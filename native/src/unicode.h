@@ -1,0 +1,86 @@
+/* unicode.h - Unicode property lookups for the engine.
+ *
+ * Does: general category, White_Space, simple case folding equivalence,
+ * per-character lowercase (full mapping, no context), and the data the
+ * normalizer needs. Tables are generated from Python's `unicodedata` by
+ * native/gen_unicode.py into unicode_data.h (committed, so a board builds
+ * with one cc line). Code points >= TC_CP_INVALID_BASE (invalid UTF-8 bytes)
+ * are Cn, not whitespace, fold to themselves.
+ * Does not: normalize (normalize.c), or know about any regex syntax.
+ */
+#ifndef TC_UNICODE_H
+#define TC_UNICODE_H
+
+#include <stdint.h>
+
+/* General categories, one value each. */
+typedef enum tc_gc {
+    TC_GC_Cn = 0, TC_GC_Lu, TC_GC_Ll, TC_GC_Lt, TC_GC_Lm, TC_GC_Lo,
+    TC_GC_Mn, TC_GC_Mc, TC_GC_Me, TC_GC_Nd, TC_GC_Nl, TC_GC_No,
+    TC_GC_Pc, TC_GC_Pd, TC_GC_Ps, TC_GC_Pe, TC_GC_Pi, TC_GC_Pf, TC_GC_Po,
+    TC_GC_Sm, TC_GC_Sc, TC_GC_Sk, TC_GC_So, TC_GC_Zs, TC_GC_Zl, TC_GC_Zp,
+    TC_GC_Cc, TC_GC_Cf, TC_GC_Cs, TC_GC_Co,
+    TC_GC_COUNT
+} tc_gc;
+
+/* Bit masks over categories, for classes like \p{L}: (1u << gc) */
+#define TC_GCM(gc) (1u << (gc))
+#define TC_GCM_L (TC_GCM(TC_GC_Lu) | TC_GCM(TC_GC_Ll) | TC_GCM(TC_GC_Lt) | TC_GCM(TC_GC_Lm) | TC_GCM(TC_GC_Lo))
+#define TC_GCM_M (TC_GCM(TC_GC_Mn) | TC_GCM(TC_GC_Mc) | TC_GCM(TC_GC_Me))
+#define TC_GCM_N (TC_GCM(TC_GC_Nd) | TC_GCM(TC_GC_Nl) | TC_GCM(TC_GC_No))
+#define TC_GCM_P (TC_GCM(TC_GC_Pc) | TC_GCM(TC_GC_Pd) | TC_GCM(TC_GC_Ps) | TC_GCM(TC_GC_Pe) | TC_GCM(TC_GC_Pi) | TC_GCM(TC_GC_Pf) | TC_GCM(TC_GC_Po))
+#define TC_GCM_S (TC_GCM(TC_GC_Sm) | TC_GCM(TC_GC_Sc) | TC_GCM(TC_GC_Sk) | TC_GCM(TC_GC_So))
+#define TC_GCM_Z (TC_GCM(TC_GC_Zs) | TC_GCM(TC_GC_Zl) | TC_GCM(TC_GC_Zp))
+#define TC_GCM_C (TC_GCM(TC_GC_Cn) | TC_GCM(TC_GC_Cc) | TC_GCM(TC_GC_Cf) | TC_GCM(TC_GC_Cs) | TC_GCM(TC_GC_Co))
+
+tc_gc tc_unicode_gc(uint32_t cp);
+
+/* Unicode White_Space property (what \s matches, and Rust's char::is_whitespace). */
+int tc_unicode_is_space(uint32_t cp);
+
+/* Alphabetic or numeric as Rust's char::is_alphanumeric (Alphabetic || Numeric). */
+int tc_unicode_is_alnum(uint32_t cp);
+
+/* Simple case folding (CaseFolding.txt status C+S). Two code points match
+ * case-insensitively iff their folds are equal. */
+uint32_t tc_unicode_fold(uint32_t cp);
+
+/* Full lowercase mapping of one character, without context (Rust's
+ * char::to_lowercase). Writes up to 3 code points to out, returns count. */
+int tc_unicode_lower(uint32_t cp, uint32_t out[3]);
+
+/* Unicode version the tables were generated from, e.g. "14.0.0". */
+const char *tc_unicode_version(void);
+
+/* ---- normalization data (used by normalize.c) ---------------------------
+ * These follow HF tokenizers' crate unicode-normalization-alignments 0.1.12,
+ * whose tables are Unicode 9.0: characters assigned later have combining
+ * class 0, no decomposition, and compose with nothing. Hangul syllables are
+ * handled algorithmically. Code points >= TC_CP_INVALID_BASE: class 0, no
+ * mappings, all quick checks Yes. */
+
+/* Longest full decomposition (U+FDFA has 18 code points under NFKD). */
+#define TC_UNICODE_DECOMP_MAX 18
+
+/* Canonical combining class (0 = starter). */
+int tc_unicode_ccc(uint32_t cp);
+
+/* Full (recursively expanded, not yet reordered) canonical decomposition,
+ * or compatibility decomposition when compat != 0. Writes the mapping to out
+ * and returns its length, or returns 0 when cp maps to itself. */
+int tc_unicode_decompose(uint32_t cp, int compat, uint32_t out[TC_UNICODE_DECOMP_MAX]);
+
+/* Primary composite of the pair <a, b> (Hangul LV / LVT included), or 0. */
+uint32_t tc_unicode_compose(uint32_t a, uint32_t b);
+
+/* Per-character normalization bits, see tc_unicode_norm_info. */
+#define TC_UNF_CANON     0x04u  /* has a canonical decomposition */
+#define TC_UNF_COMPAT    0x08u  /* has a compatibility (or canonical) decomposition */
+#define TC_UNF_NFC_NY    0x10u  /* NFC quick check is No or Maybe */
+#define TC_UNF_NFKC_NY   0x20u  /* NFKC quick check is No or Maybe */
+#define TC_UNF_LOWER_CHG 0x80u  /* lowercase mapping differs from cp */
+
+/* One lookup for the fast paths: returns (ccc << 16) | TC_UNF_* bits. */
+uint32_t tc_unicode_norm_info(uint32_t cp);
+
+#endif

@@ -1,0 +1,235 @@
+/* vocab.c - the vocabulary: id -> stored string and real bytes, string ->
+ * id hash tables, the (left, right) -> merge table, and the GPT-2
+ * byte-level character mapping.
+ *
+ * Does: open-addressing tables sized at build time (load factor <= 1/2),
+ * linear probing; keys live in one pool so the tables hold only ids.
+ * Does not: parse any file format (loaders do), or grow tables after the
+ * handle is built (handles are immutable while encoding).
+ */
+#include "engine.h"
+
+/* A 64-bit hash reading 8 bytes at a time; good enough for token strings
+ * and much faster than byte-wise FNV on long keys. */
+uint64_t tc_hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xFF51AFD7ED558CCDull);
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+        p += 8; n -= 8;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)p[i] << (8 * i);
+    h = (h ^ w) * 0x94D049BB133111EBull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return h;
+}
+
+/* ---- byte-level mapping ------------------------------------------------ */
+
+/* GPT-2's bytes_to_unicode: printable bytes '!'..'~', 0xA1..0xAC and
+ * 0xAE..0xFF map to themselves; the other 68 bytes map, in byte order, to
+ * U+0100, U+0101, ... */
+uint32_t tc_byte_to_cp(uint8_t b) {
+    if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE) return b;
+    /* rank of b among the non-printable bytes */
+    uint32_t r;
+    if (b <= 0x20) r = b;                          /* 0x00..0x20 -> 0..32 */
+    else if (b <= 0xA0) r = 33 + (uint32_t)(b - 0x7F); /* 0x7F..0xA0 -> 33..66 */
+    else r = 67;                                   /* 0xAD */
+    return 0x100 + r;
+}
+
+int tc_cp_to_byte(uint32_t cp) {
+    if ((cp >= 0x21 && cp <= 0x7E) || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF)) return (int)cp;
+    if (cp < 0x100 || cp > 0x143) return -1;
+    uint32_t r = cp - 0x100;
+    if (r <= 32) return (int)r;
+    if (r <= 66) return (int)(0x7F + (r - 33));
+    return 0xAD;
+}
+
+int tc_bytelevel_unmap(const uint8_t *s, size_t len, tc_buf *out) {
+    size_t start = out->len;
+    for (size_t i = 0; i < len;) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        int b = tc_cp_to_byte(cp);
+        if (b < 0) {
+            out->len = start;
+            return tc_buf_append(out, s, len) == 0 ? 1 : -1;
+        }
+        if (tc_buf_push(out, (uint8_t)b) != 0) return -1;
+        i += (size_t)n;
+    }
+    return 0;
+}
+
+/* ---- vocabulary -------------------------------------------------------- */
+
+int tc_vocab_init(tc_vocab *v, uint32_t n) {
+    memset(v, 0, sizeof *v);
+    v->entries = calloc(n ? n : 1, sizeof *v->entries);
+    if (!v->entries) return -1;
+    v->n = n;
+    return 0;
+}
+
+int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int byte_level, tc_error *err) {
+    if (id >= v->n) return tc_error_set(err, TC_ERR_FORMAT, "id %u out of range (vocabulary size %u)", id, v->n);
+    if (len > TC_MAX_TOKEN_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "token %u is %zu bytes long, above the limit of %u", id, len, TC_MAX_TOKEN_BYTES);
+    if (v->entries[id].present) return tc_error_set(err, TC_ERR_FORMAT, "id %u is assigned to two tokens", id);
+    if (v->pool.len + 2 * len + 2 > 0xFFFFFFF0u) return tc_error_set(err, TC_ERR_LIMIT, "vocabulary strings exceed 4 GB");
+    tc_entry *e = &v->entries[id];
+    e->str_off = (uint32_t)v->pool.len;
+    e->str_len = (uint32_t)len;
+    if (tc_buf_append(&v->pool, s, len) != 0 || tc_buf_push(&v->pool, 0) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    if (byte_level) {
+        size_t before = v->pool.len;
+        /* unmap reads from the pool itself: copy the source offset, since the
+         * pool may move while growing */
+        tc_buf tmp = {0};
+        int r = tc_bytelevel_unmap(s, len, &tmp);
+        if (r < 0) { tc_buf_free(&tmp); return tc_error_set(err, TC_ERR_NOMEM, "out of memory"); }
+        e->bytes_off = (uint32_t)before;
+        e->bytes_len = (uint32_t)tmp.len;
+        int a = tc_buf_append(&v->pool, tmp.data, tmp.len);
+        tc_buf_free(&tmp);
+        if (a != 0 || tc_buf_push(&v->pool, 0) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    } else {
+        e->bytes_off = e->str_off;
+        e->bytes_len = e->str_len;
+    }
+    e->present = 1;
+    return TC_OK;
+}
+
+static size_t pow2_at_least(size_t n) {
+    size_t c = 16;
+    while (c < n) c <<= 1;
+    return c;
+}
+
+int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err) {
+    memset(m, 0, sizeof *m);
+    m->cap = pow2_at_least((size_t)v->n * 2 + 16);
+    m->slots = calloc(m->cap, sizeof *m->slots);
+    if (!m->slots) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    size_t mask = m->cap - 1;
+    for (uint32_t id = 0; id < v->n; id++) {
+        const tc_entry *e = &v->entries[id];
+        if (!e->present) continue;
+        const uint8_t *s = v->pool.data + (by_bytes ? e->bytes_off : e->str_off);
+        uint32_t len = by_bytes ? e->bytes_len : e->str_len;
+        size_t i = (size_t)tc_hash_bytes(s, len) & mask;
+        for (;;) {
+            uint32_t sl = m->slots[i];
+            if (sl == 0) { m->slots[i] = id + 1; m->used++; break; }
+            const tc_entry *o = &v->entries[sl - 1];
+            const uint8_t *os = v->pool.data + (by_bytes ? o->bytes_off : o->str_off);
+            uint32_t olen = by_bytes ? o->bytes_len : o->str_len;
+            if (olen == len && memcmp(os, s, len) == 0) {
+                if (by_bytes) break;   /* same bytes, keep the lower id (rank) */
+                return tc_error_set(err, TC_ERR_FORMAT, "token \"%.*s\" appears twice (ids %u and %u)",
+                                    (int)(len > 60 ? 60 : len), (const char *)s, sl - 1, id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+    return TC_OK;
+}
+
+int64_t tc_strmap_find(const tc_strmap *m, const tc_vocab *v, int by_bytes, const uint8_t *s, size_t len) {
+    if (!m->slots) return -1;
+    size_t mask = m->cap - 1;
+    size_t i = (size_t)tc_hash_bytes(s, len) & mask;
+    for (;;) {
+        uint32_t sl = m->slots[i];
+        if (sl == 0) return -1;
+        const tc_entry *o = &v->entries[sl - 1];
+        const uint8_t *os = v->pool.data + (by_bytes ? o->bytes_off : o->str_off);
+        uint32_t olen = by_bytes ? o->bytes_len : o->str_len;
+        if (olen == len && memcmp(os, s, len) == 0) return (int64_t)(sl - 1);
+        i = (i + 1) & mask;
+    }
+}
+
+void tc_strmap_free(tc_strmap *m) {
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+int tc_vocab_build_index(tc_vocab *v, tc_error *err) {
+    return tc_strmap_build(&v->by_str, v, 0, err);
+}
+
+int64_t tc_vocab_find(const tc_vocab *v, const uint8_t *s, size_t len) {
+    return tc_strmap_find(&v->by_str, v, 0, s, len);
+}
+
+void tc_vocab_free(tc_vocab *v) {
+    free(v->entries);
+    tc_buf_free(&v->pool);
+    tc_strmap_free(&v->by_str);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- merges ------------------------------------------------------------ */
+
+static inline size_t pair_hash(uint64_t key) {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDull;
+    key ^= key >> 33;
+    return (size_t)key;
+}
+
+int tc_pairmap_init(tc_pairmap *m, size_t expected) {
+    memset(m, 0, sizeof *m);
+    m->cap = pow2_at_least(expected * 2 + 16);
+    m->slots = malloc(m->cap * sizeof *m->slots);
+    if (!m->slots) return -1;
+    for (size_t i = 0; i < m->cap; i++) m->slots[i].key = UINT64_MAX;
+    return 0;
+}
+
+/* Returns 0 inserted, 1 replaced an existing pair (HF collects merges into
+ * a hash map, so a later duplicate overrides the earlier rank), -1 full. */
+int tc_pairmap_put(tc_pairmap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id) {
+    if (m->used * 2 >= m->cap) return -1;
+    uint64_t key = ((uint64_t)a << 32) | b;
+    size_t mask = m->cap - 1, i = pair_hash(key) & mask;
+    while (m->slots[i].key != UINT64_MAX) {
+        if (m->slots[i].key == key) {
+            m->slots[i].rank = rank;
+            m->slots[i].new_id = new_id;
+            return 1;
+        }
+        i = (i + 1) & mask;
+    }
+    m->slots[i].key = key;
+    m->slots[i].rank = rank;
+    m->slots[i].new_id = new_id;
+    m->used++;
+    return 0;
+}
+
+const tc_merge *tc_pairmap_get(const tc_pairmap *m, uint32_t a, uint32_t b) {
+    if (!m->slots) return NULL;
+    uint64_t key = ((uint64_t)a << 32) | b;
+    size_t mask = m->cap - 1, i = pair_hash(key) & mask;
+    for (;;) {
+        const tc_merge *s = &m->slots[i];
+        if (s->key == key) return s;
+        if (s->key == UINT64_MAX) return NULL;
+        i = (i + 1) & mask;
+    }
+}
+
+void tc_pairmap_free(tc_pairmap *m) {
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,1 @@
+"""Qt widgets of tokinspect: they display models from `tokinspect`, they compute nothing."""
