@@ -41,7 +41,8 @@ Property derivations:
     decomposition is exactly <a b>, a is a starter (ccc 0) and
     NFC(a b) == c (this removes the CompositionExclusions.txt entries and
     the non-starter decompositions; singletons have 1-char mappings).
-  * Flags (see TC_UF_* in unicode_data.h) for the normalizer fast paths:
+  * Flags (TC_UD_F_* in unicode_data.h; unicode.c checks they agree with
+    TC_UNF_* of unicode.h) for the normalizer fast paths:
     NFC_NY: NFC quick check is not Yes (No: NFC(c) != c; Maybe: c is the
     second element of a composition pair, including Hangul V and T jamo).
     NFKC_NY: NFC_NY or NFKC(c) != c.
@@ -289,6 +290,11 @@ def main():
     L.append('#define TC_UNIDATA_VERSION "%s"' % unicodedata.unidata_version)
     L.append("#define TC_UD_SHIFT %d" % SHIFT)
     L.append("#define TC_UD_DECOMP_MAX %d" % maxd)
+    L.append("")
+    for name, val in (("SPACE", F_SPACE), ("ALNUM", F_ALNUM), ("CANON", F_CANON),
+                      ("COMPAT", F_COMPAT), ("NFC_NY", F_NFC_NY), ("NFKC_NY", F_NFKC_NY),
+                      ("LOWER_MULTI", F_LOWER_MULTI), ("LOWER_CHG", F_LOWER_CHG)):
+        L.append("#define TC_UD_F_%s 0x%02Xu" % (name, val))
     L.append("")
     L.append("typedef struct tc_ud_rec { uint8_t gc, ccc; uint16_t flags; int32_t fold, lower; } tc_ud_rec;")
     L.append("")

@@ -59,6 +59,7 @@ SYNTHETIC_PATTERNS = {
     "marks": r"\p{M}+|\p{Mn}\p{Lo}|[\p{Nl}\p{No}]",
     "hex_esc": r"\x41|\u00e9|\x{1F600}|[\t\n\r\x0b]+",
     "icase_mid": r"a(?i)b|c",
+    "icase_prop": r"(?i:[\p{Lu}\d]x?)|(?i:[^\p{Ll}\s])|(?i:\p{Lu})",
     "lazy_star": r"\p{L}*?\p{N}|.*?'",
     "interval_group": r"(?:\p{L}\p{N}){1,3}|(ab){2}",
 }

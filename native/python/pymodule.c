@@ -13,6 +13,8 @@
 
 #include "../src/tokcore.h"
 #include "../src/platform.h"
+#include "../src/regex.h"
+#include "../src/pretok.h"
 
 #define MAX_FILE_BYTES ((size_t)2 << 30)
 
@@ -363,7 +365,49 @@ static PyTypeObject TokType = {
     .tp_methods = Tok_methods,
 };
 
+/* find_all(pattern, subject: bytes, fast: bool) -> [(start, end), ...]
+ * The matcher's (or the fast scanner's) find_iter; for tests and the GUI. */
+static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *pat;
+    Py_ssize_t plen;
+    Py_buffer b;
+    int fast = 0;
+    if (!PyArg_ParseTuple(args, "s#y*|p", &pat, &plen, &b, &fast)) return NULL;
+    size_t *m = NULL, n = 0, cap = 0;
+    int r;
+    tc_error err = {0};
+    if (fast) {
+        tc_fastpat fp = tc_fast_detect(pat, (size_t)plen);
+        if (fp == TC_FAST_NONE) { PyBuffer_Release(&b); return PyErr_Format(PyExc_ValueError, "no fast scanner for this pattern"); }
+        Py_BEGIN_ALLOW_THREADS
+        r = tc_fast_find_all(fp, b.buf, (size_t)b.len, &m, &n, &cap);
+        Py_END_ALLOW_THREADS
+        n /= 2;
+    } else {
+        tc_regex *re = tc_regex_compile(pat, (size_t)plen, &err);
+        if (!re) { PyBuffer_Release(&b); return raise_tc(&err); }
+        Py_BEGIN_ALLOW_THREADS
+        r = tc_regex_find_all(re, b.buf, (size_t)b.len, &m, &n, &cap);
+        Py_END_ALLOW_THREADS
+        tc_regex_free(re);
+    }
+    PyBuffer_Release(&b);
+    if (r == -2) { free(m); return PyErr_Format(TokError, "regex step limit exceeded"); }
+    if (r != 0) { free(m); return PyErr_NoMemory(); }
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    if (!l) { free(m); return NULL; }
+    for (size_t i = 0; i < n; i++) {
+        PyObject *t = Py_BuildValue("(nn)", (Py_ssize_t)m[2 * i], (Py_ssize_t)m[2 * i + 1]);
+        if (!t) { free(m); Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, t);
+    }
+    free(m);
+    return l;
+}
+
 static PyMethodDef mod_methods[] = {
+    {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
     {NULL, NULL, 0, NULL}};

@@ -9,8 +9,13 @@
 
 /* ---- string -> id table (open addressing, keys in a pool) -------------- */
 
+typedef struct tc_strmap_slot {
+    uint32_t id1;         /* id + 1, 0 = empty */
+    uint32_t hash;        /* low 32 bits of the key's hash: skips most compares */
+} tc_strmap_slot;
+
 typedef struct tc_strmap {
-    uint32_t *slots;      /* id + 1, 0 = empty */
+    tc_strmap_slot *slots;
     size_t cap;           /* power of two */
     size_t used;
 } tc_strmap;

@@ -7,6 +7,8 @@
  *  - Children of open containers accumulate in one growable scratch array;
  *    when a container closes its children are copied into the arena as one
  *    contiguous block and popped from the scratch array.
+ *    Containers of DONATE_MIN (4096)+ children are not copied: the
+ *    whole scratch block joins the doc and parsing continues in a new one.
  *  - All strings are copied (unescaped) into the arena: the finished tree
  *    does not point into the source buffer.
  *  - Duplicate keys: objects up to DUP_LINEAR members are checked linearly
@@ -97,7 +99,9 @@ typedef struct parser {
     size_t len;
     size_t pos;
     tc_json_doc *doc;
-    tc_json_member *scratch;
+    chunk *sblock;    /* scratch storage: chunk header + slots, so a big
+                         finished container can be handed to the doc */
+    tc_json_member *scratch; /* = (tc_json_member *)(sblock + 1) */
     uint32_t *koff;   /* per scratch slot: byte offset of the member's key */
     size_t sn, scap;
     uint64_t *sortbuf; /* radix sort temporary */
@@ -705,15 +709,39 @@ static int scratch_push(parser *P) {
     if (P->sn == P->scap) {
         size_t nc = P->scap ? P->scap * 2 : 256;
         if (nc > SIZE_MAX / sizeof(tc_json_member)) return -1;
-        tc_json_member *ns = TC_JSON_REALLOC(P->scratch, nc * sizeof(tc_json_member));
-        if (!ns) return -1;
-        P->scratch = ns;
+        if (nc > (SIZE_MAX - sizeof(chunk)) / sizeof(tc_json_member)) return -1;
+        chunk *nb = TC_JSON_REALLOC(P->sblock, sizeof(chunk) + nc * sizeof(tc_json_member));
+        if (!nb) return -1;
+        P->sblock = nb;
+        P->scratch = (tc_json_member *)(nb + 1);
         uint32_t *nk = TC_JSON_REALLOC(P->koff, nc * sizeof(uint32_t));
         if (!nk) return -1; /* scratch is bigger than scap: harmless */
         P->koff = nk;
         P->scap = nc;
     }
     P->sn++;
+    return 0;
+}
+
+/* Big containers are not copied out of the scratch block: the block (with
+ * the container's children at [base, base+n)) joins the doc's chunk list
+ * and the parser continues in a new block holding only the ancestors'
+ * slots. Saves copying and touching fresh memory for vocab/merges. */
+#define DONATE_MIN 4096 /* members */
+
+static int donate_scratch(parser *P, size_t base) {
+    size_t cap = 256;
+    while (cap < base + 1) cap *= 2;
+    chunk *nb = TC_JSON_MALLOC(sizeof(chunk) + cap * sizeof(tc_json_member));
+    if (!nb) return -1;
+    memcpy(nb + 1, P->scratch, base * sizeof(tc_json_member));
+    chunk *old = P->sblock;
+    old->cap = 0;
+    old->next = P->doc->chunks;
+    P->doc->chunks = old;
+    P->sblock = nb;
+    P->scratch = (tc_json_member *)(nb + 1);
+    P->scap = cap;
     return 0;
 }
 
@@ -888,7 +916,10 @@ close: { /* top frame complete; p is after its closing bracket */
             if (dup >= 0) { f->hashed = 1; return fail_dup(P, P->depth - 1, (size_t)dup); }
         }
         tc_json_member *m = NULL;
-        if (n) {
+        if (n >= DONATE_MIN && f->base <= n / 4) {
+            m = P->scratch + f->base;
+            if (donate_scratch(P, f->base) != 0) { P->pos = p; return nomem(P); }
+        } else if (n) {
             m = arena_alloc(P->doc, n * sizeof *m, _Alignof(tc_json_member));
             if (!m) { P->pos = p; return nomem(P); }
             memcpy(m, P->scratch + f->base, n * sizeof *m);
@@ -898,7 +929,13 @@ close: { /* top frame complete; p is after its closing bracket */
         val.u.obj.n = (uint32_t)n;
     } else {
         tc_json *it = NULL;
-        if (n) {
+        if (n >= DONATE_MIN && f->base <= n / 4) {
+            /* compact in place: item k moves down from slot base+k */
+            tc_json_member *src = P->scratch + f->base;
+            it = (tc_json *)(void *)src;
+            for (size_t k = 0; k < n; k++) memmove(&it[k], &src[k].value, sizeof(tc_json));
+            if (donate_scratch(P, f->base) != 0) { P->pos = p; return nomem(P); }
+        } else if (n) {
             it = arena_alloc(P->doc, n * sizeof *it, _Alignof(tc_json));
             if (!it) { P->pos = p; return nomem(P); }
             const tc_json_member *src = P->scratch + f->base;
@@ -954,7 +991,7 @@ tc_json_doc *tc_json_parse(const char *src, size_t len, tc_error *err) {
     if (P.frames)
         for (size_t i = 0; i < TC_JSON_MAX_DEPTH; i++) TC_JSON_FREE(P.frames[i].hk);
     TC_JSON_FREE(P.frames);
-    TC_JSON_FREE(P.scratch);
+    TC_JSON_FREE(P.sblock);
     TC_JSON_FREE(P.koff);
     TC_JSON_FREE(P.sortbuf);
     TC_JSON_FREE(P.tmp.p);

@@ -324,12 +324,13 @@ static int load_model(ld *L, const tc_json *v) {
         const tc_json *it = &merges->u.arr.items[r];
         const char *a, *b;
         size_t al, bl;
-        char p[300];
-        snprintf(p, sizeof p, "$.model.merges[%u]", r);
+        char p[64];
+        p[0] = 0;   /* the path is formatted only for an error */
+#define MPATH (snprintf(p, sizeof p, "$.model.merges[%u]", r), p)
         if (it->type == TC_JSON_STRING) {
             const char *s = it->u.str.s;
             const char *sp = memchr(s, ' ', it->u.str.len);
-            if (!sp || memchr(sp + 1, ' ', it->u.str.len - (size_t)(sp + 1 - s))) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, p, "a merge must be two tokens separated by one space%s", NULL); }
+            if (!sp || memchr(sp + 1, ' ', it->u.str.len - (size_t)(sp + 1 - s))) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, MPATH, "a merge must be two tokens separated by one space%s", NULL); }
             a = s; al = (size_t)(sp - s); b = sp + 1; bl = it->u.str.len - al - 1;
         } else if (it->type == TC_JSON_ARRAY && it->u.arr.n == 2 && it->u.arr.items[0].type == TC_JSON_STRING &&
                    it->u.arr.items[1].type == TC_JSON_STRING) {
@@ -337,7 +338,7 @@ static int load_model(ld *L, const tc_json *v) {
             b = it->u.arr.items[1].u.str.s; bl = it->u.arr.items[1].u.str.len;
         } else {
             tc_buf_free(&tmp);
-            return fail(L, TC_ERR_FORMAT, it, p, "a merge must be \"a b\" or [\"a\", \"b\"]%s", NULL);
+            return fail(L, TC_ERR_FORMAT, it, MPATH, "a merge must be \"a b\" or [\"a\", \"b\"]%s", NULL);
         }
         int64_t ia = tc_vocab_find(&m->vocab, (const uint8_t *)a, al);
         int64_t ib = tc_vocab_find(&m->vocab, (const uint8_t *)b, bl);
@@ -345,9 +346,9 @@ static int load_model(ld *L, const tc_json *v) {
             tc_buf_free(&tmp);
             char what[200];
             snprintf(what, sizeof what, "%.80s", ia < 0 ? a : b);
-            return fail(L, TC_ERR_FORMAT, it, p, "merge names a token that is not in the vocabulary: \"%s\"", what);
+            return fail(L, TC_ERR_FORMAT, it, MPATH, "merge names a token that is not in the vocabulary: \"%s\"", what);
         }
-        if (bl < m->cont_prefix_len) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, p, "merge token shorter than continuing_subword_prefix%s", NULL); }
+        if (bl < m->cont_prefix_len) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, MPATH, "merge token shorter than continuing_subword_prefix%s", NULL); }
         tmp.len = 0;
         if (tc_buf_append(&tmp, a, al) != 0 || tc_buf_append(&tmp, b + m->cont_prefix_len, bl - m->cont_prefix_len) != 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory"); }
         int64_t in = tc_vocab_find(&m->vocab, tmp.data, tmp.len);
@@ -355,10 +356,11 @@ static int load_model(ld *L, const tc_json *v) {
             char what[200];
             snprintf(what, sizeof what, "%.*s", (int)(tmp.len > 80 ? 80 : tmp.len), (const char *)tmp.data);
             tc_buf_free(&tmp);
-            return fail(L, TC_ERR_FORMAT, it, p, "the merged token \"%s\" is not in the vocabulary", what);
+            return fail(L, TC_ERR_FORMAT, it, MPATH, "the merged token \"%s\" is not in the vocabulary", what);
         }
         if (tc_pairmap_put(&m->merges, (uint32_t)ia, (uint32_t)ib, r, (uint32_t)in) < 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "merge table full"); }
     }
+#undef MPATH
     tc_buf_free(&tmp);
     return 0;
 }

@@ -143,7 +143,10 @@ static inline tc_span range_align(const enc_ctx *c, uint32_t base, size_t a, siz
     return s;
 }
 
-static int is_special_id(const tc_tokenizer *tok, uint32_t id) { return tc_is_special(tok, id); }
+static inline int is_special_id(const tc_tokenizer *tok, uint32_t id) {
+    if (id >= tok->added_by_id_n || !tok->added_by_id[id]) return 0;
+    return tok->added[tok->added_by_id[id] - 1].spec.special != 0;
+}
 
 /* ---- trace helpers ----------------------------------------------------- */
 
@@ -396,72 +399,71 @@ static int apply_template(enc_ctx *c, const tc_post *pp) {
 /* ---- byte -> char offsets (HF BytesToCharOffsetConverter) ---------------- */
 
 #define CP_STRIDE 64
+
+/* Byte -> char index lookups, mostly in increasing order: a cursor that
+ * walks forward, and checkpoints every CP_STRIDE bytes for jumps back. */
+typedef struct char_index {
+    const uint8_t *s; size_t len;
+    uint32_t *ck_byte, *ck_char; size_t nck;
+    size_t pos, ci;            /* cursor: a unit boundary and its char index */
+} char_index;
+
+static inline int unit_len(const uint8_t *s, size_t len, size_t i) {
+    if (s[i] < 0x80) return 1;
+    int n;
+    (void)tc_utf8_decode(s, len, i, &n);
+    return n;
+}
+
+/* Char index of the unit containing byte p (p < len). */
+static size_t char_at(char_index *x, size_t p) {
+    if (p < x->pos) {
+        size_t k = p / CP_STRIDE;
+        while (k > 0 && x->ck_byte[k] > p) k--;
+        x->pos = x->ck_byte[k];
+        x->ci = x->ck_char[k];
+    }
+    for (;;) {
+        int n = unit_len(x->s, x->len, x->pos);
+        if (p < x->pos + (size_t)n) return x->ci;
+        x->pos += (size_t)n;
+        x->ci++;
+    }
+}
+
 static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
-    /* checkpoints: for every CP_STRIDE bytes, the first unit boundary at or
-     * after k*CP_STRIDE and its char index */
-    size_t nck = len / CP_STRIDE + 1;
-    uint32_t *ck_byte = malloc(nck * sizeof *ck_byte);
-    uint32_t *ck_char = malloc(nck * sizeof *ck_char);
-    if (!ck_byte || !ck_char) { free(ck_byte); free(ck_char); return -1; }
+    char_index x;
+    memset(&x, 0, sizeof x);
+    x.s = s; x.len = len;
+    x.nck = len / CP_STRIDE + 1;
+    x.ck_byte = malloc(x.nck * sizeof *x.ck_byte);
+    x.ck_char = malloc(x.nck * sizeof *x.ck_char);
+    if (!x.ck_byte || !x.ck_char) { free(x.ck_byte); free(x.ck_char); return -1; }
     size_t next_ck = 0, chars = 0, i = 0;
     while (i < len) {
-        while (next_ck < nck && next_ck * CP_STRIDE <= i) {
-            ck_byte[next_ck] = (uint32_t)i; ck_char[next_ck] = (uint32_t)chars; next_ck++;
+        if (next_ck * CP_STRIDE <= i) {
+            while (next_ck < x.nck && next_ck * CP_STRIDE <= i) {
+                x.ck_byte[next_ck] = (uint32_t)i; x.ck_char[next_ck] = (uint32_t)chars; next_ck++;
+            }
         }
-        int n;
-        (void)tc_utf8_decode(s, len, i, &n);
-        i += (size_t)n;
+        i += (size_t)unit_len(s, len, i);
         chars++;
     }
-    while (next_ck < nck) { ck_byte[next_ck] = (uint32_t)len; ck_char[next_ck] = (uint32_t)chars; next_ck++; }
-    size_t total_chars = chars;
+    while (next_ck < x.nck) { x.ck_byte[next_ck] = (uint32_t)len; x.ck_char[next_ck] = (uint32_t)chars; next_ck++; }
     for (size_t t = 0; t < e->n; t++) {
         uint32_t bs = e->offsets[2 * t], be = e->offsets[2 * t + 1];
-        uint32_t r[2];
-        int found[2] = {0, 0};
-        uint32_t want[2] = {bs, be};
-        for (int w = 0; w < 2; w++) {
-            uint32_t p = want[w];
-            if (p >= len) continue;
-            size_t k = p / CP_STRIDE;
-            while (k > 0 && ck_byte[k] > p) k--;
-            size_t pos = ck_byte[k], ci = ck_char[k];
-            for (;;) {
-                int n;
-                (void)tc_utf8_decode(s, len, pos, &n);
-                if (p < pos + (size_t)n) break;
-                pos += (size_t)n;
-                ci++;
-            }
-            r[w] = (uint32_t)ci;
-            found[w] = 1;
-        }
-        if (found[0] && found[1]) {
-            e->char_offsets[2 * t] = r[0]; e->char_offsets[2 * t + 1] = r[1];
-        } else if (found[0]) {
-            /* end not in the map: the char of end-1, plus one */
-            uint32_t last = r[0] + 1;
-            if (be >= 1 && be - 1 < len) {
-                uint32_t p = be - 1;
-                size_t k = p / CP_STRIDE;
-                while (k > 0 && ck_byte[k] > p) k--;
-                size_t pos = ck_byte[k], ci = ck_char[k];
-                for (;;) {
-                    int n;
-                    (void)tc_utf8_decode(s, len, pos, &n);
-                    if (p < pos + (size_t)n) break;
-                    pos += (size_t)n;
-                    ci++;
-                }
-                last = (uint32_t)ci + 1;
-            }
-            e->char_offsets[2 * t] = r[0]; e->char_offsets[2 * t + 1] = last;
+        uint32_t *co = &e->char_offsets[2 * t];
+        if (bs >= len) { co[0] = bs; co[1] = be; continue; }   /* start not in the map: unchanged */
+        size_t cs = char_at(&x, bs);
+        if (be < len) {
+            co[0] = (uint32_t)cs; co[1] = (uint32_t)char_at(&x, be);
         } else {
-            e->char_offsets[2 * t] = bs; e->char_offsets[2 * t + 1] = be;
+            /* end not in the map: the char of end - 1, plus one */
+            co[0] = (uint32_t)cs;
+            co[1] = (uint32_t)((be >= 1 && be - 1 < len) ? char_at(&x, be - 1) + 1 : cs + 1);
         }
     }
-    (void)total_chars;
-    free(ck_byte); free(ck_char);
+    free(x.ck_byte); free(x.ck_char);
     return 0;
 }
 

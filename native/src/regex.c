@@ -1295,6 +1295,7 @@ static int scratch_init(rx_scratch *sc, const tc_regex *re) {
         if (!sc->regs) return -1;
         sc->regs_heap = 1;
     }
+    if (re->nregs) memset(sc->regs, 0, re->nregs * sizeof(size_t));
     return 0;
 }
 

@@ -6,10 +6,15 @@
 
 #include "unicode_data.h"
 
-/* Generated flag bits (must agree with gen_unicode.py). */
-#define UF_SPACE 0x01u
-#define UF_ALNUM 0x02u
-#define UF_LOWER_MULTI 0x40u
+#define UF_SPACE TC_UD_F_SPACE
+#define UF_ALNUM TC_UD_F_ALNUM
+#define UF_LOWER_MULTI TC_UD_F_LOWER_MULTI
+#define UF_NORM (TC_UNF_CANON | TC_UNF_COMPAT | TC_UNF_NFC_NY | TC_UNF_NFKC_NY | TC_UNF_LOWER_CHG)
+
+_Static_assert(TC_UNF_CANON == TC_UD_F_CANON && TC_UNF_COMPAT == TC_UD_F_COMPAT &&
+               TC_UNF_NFC_NY == TC_UD_F_NFC_NY && TC_UNF_NFKC_NY == TC_UD_F_NFKC_NY &&
+               TC_UNF_LOWER_CHG == TC_UD_F_LOWER_CHG,
+               "unicode.h flag values disagree with unicode_data.h");
 
 #define S_BASE 0xAC00u
 #define L_BASE 0x1100u
@@ -81,7 +86,7 @@ int tc_unicode_ccc(uint32_t cp) {
 uint32_t tc_unicode_norm_info(uint32_t cp) {
     if (cp >= 0x110000u) return 0;
     const tc_ud_rec *r = rec(cp);
-    return ((uint32_t)r->ccc << 16) | r->flags;
+    return ((uint32_t)r->ccc << 16) | (r->flags & UF_NORM);
 }
 
 /* Binary search of cp in a sorted array; returns index or -1. */

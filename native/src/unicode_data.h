@@ -11,6 +11,15 @@
 #define TC_UD_SHIFT 7
 #define TC_UD_DECOMP_MAX 18
 
+#define TC_UD_F_SPACE 0x01u
+#define TC_UD_F_ALNUM 0x02u
+#define TC_UD_F_CANON 0x04u
+#define TC_UD_F_COMPAT 0x08u
+#define TC_UD_F_NFC_NY 0x10u
+#define TC_UD_F_NFKC_NY 0x20u
+#define TC_UD_F_LOWER_MULTI 0x40u
+#define TC_UD_F_LOWER_CHG 0x80u
+
 typedef struct tc_ud_rec { uint8_t gc, ccc; uint16_t flags; int32_t fold, lower; } tc_ud_rec;
 
 static const tc_ud_rec tc_ud_recs[264] = {

@@ -125,17 +125,18 @@ int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err
         if (!e->present) continue;
         const uint8_t *s = v->pool.data + (by_bytes ? e->bytes_off : e->str_off);
         uint32_t len = by_bytes ? e->bytes_len : e->str_len;
-        size_t i = (size_t)tc_hash_bytes(s, len) & mask;
+        uint64_t h = tc_hash_bytes(s, len);
+        size_t i = (size_t)(h >> 32) & mask;
         for (;;) {
-            uint32_t sl = m->slots[i];
-            if (sl == 0) { m->slots[i] = id + 1; m->used++; break; }
-            const tc_entry *o = &v->entries[sl - 1];
+            tc_strmap_slot *sl = &m->slots[i];
+            if (sl->id1 == 0) { sl->id1 = id + 1; sl->hash = (uint32_t)h; m->used++; break; }
+            const tc_entry *o = &v->entries[sl->id1 - 1];
             const uint8_t *os = v->pool.data + (by_bytes ? o->bytes_off : o->str_off);
             uint32_t olen = by_bytes ? o->bytes_len : o->str_len;
-            if (olen == len && memcmp(os, s, len) == 0) {
+            if (sl->hash == (uint32_t)h && olen == len && memcmp(os, s, len) == 0) {
                 if (by_bytes) break;   /* same bytes, keep the lower id (rank) */
                 return tc_error_set(err, TC_ERR_FORMAT, "token \"%.*s\" appears twice (ids %u and %u)",
-                                    (int)(len > 60 ? 60 : len), (const char *)s, sl - 1, id);
+                                    (int)(len > 60 ? 60 : len), (const char *)s, sl->id1 - 1, id);
             }
             i = (i + 1) & mask;
         }
@@ -146,14 +147,17 @@ int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err
 int64_t tc_strmap_find(const tc_strmap *m, const tc_vocab *v, int by_bytes, const uint8_t *s, size_t len) {
     if (!m->slots) return -1;
     size_t mask = m->cap - 1;
-    size_t i = (size_t)tc_hash_bytes(s, len) & mask;
+    uint64_t h = tc_hash_bytes(s, len);
+    size_t i = (size_t)(h >> 32) & mask;
     for (;;) {
-        uint32_t sl = m->slots[i];
-        if (sl == 0) return -1;
-        const tc_entry *o = &v->entries[sl - 1];
-        const uint8_t *os = v->pool.data + (by_bytes ? o->bytes_off : o->str_off);
-        uint32_t olen = by_bytes ? o->bytes_len : o->str_len;
-        if (olen == len && memcmp(os, s, len) == 0) return (int64_t)(sl - 1);
+        const tc_strmap_slot *sl = &m->slots[i];
+        if (sl->id1 == 0) return -1;
+        if (sl->hash == (uint32_t)h) {
+            const tc_entry *o = &v->entries[sl->id1 - 1];
+            const uint8_t *os = v->pool.data + (by_bytes ? o->bytes_off : o->str_off);
+            uint32_t olen = by_bytes ? o->bytes_len : o->str_len;
+            if (olen == len && memcmp(os, s, len) == 0) return (int64_t)(sl->id1 - 1);
+        }
         i = (i + 1) & mask;
     }
 }

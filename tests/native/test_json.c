@@ -538,10 +538,10 @@ static void test_find_dup_collisions(void) {
 static void test_nomem(void) {
     /* a document that needs several arena chunks, scratch growth, escapes,
      * a duplicate-key hash table and a number through strtod */
-    size_t cap = 200000, o = 0;
+    size_t cap = 400000, o = 0;
     char *s = malloc(cap);
     o += (size_t)sprintf(s + o, "{\"list\": [");
-    for (int i = 0; i < 3000; i++) o += (size_t)sprintf(s + o, "%s\"s\\n%d\"", i ? "," : "", i);
+    for (int i = 0; i < 5000; i++) o += (size_t)sprintf(s + o, "%s\"s\\n%d\"", i ? "," : "", i);
     o += (size_t)sprintf(s + o, "], \"obj\": {");
     for (int i = 0; i < 100; i++) o += (size_t)sprintf(s + o, "%s\"k%d\": [%d.5, {\"x\": [\"abcdefghijklmnopqrstuvwxyz\"]}]", i ? "," : "", i, i);
     o += (size_t)sprintf(s + o, "}}");

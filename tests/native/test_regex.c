@@ -135,6 +135,8 @@ static void test_anchors_and_look(void) {
     expect_all("a$", "a\na\n", "0:1 2:3");
     expect_all("a\\Z", "a\na\n", "2:3");
     expect_all("a\\z", "a\na\n", "");
+    expect_all("\n^", "a\n", "");      /* Onig: ^ never matches at the very end */
+    expect_all("\n^", "a\nb\n", "1:2");
     expect_all("\\Aa", "aa", "0:1");
     expect_all("a(?=b)", "ab ac", "0:1");
     expect_all("a(?!b)", "ab ac", "3:4");
@@ -159,7 +161,10 @@ static void test_icase(void) {
     expect_all("(?i)k", "K\xe2\x84\xaak", "0:1 1:4 4:5");
     expect_all("(?i)[a-z]+", "AK\xe2\x84\xaa\xc5\xbf-", "0:7");
     expect_all("(?i)[\xe2\x84\xaa]", "kK", "0:1 1:2");
-    expect_all("(?i:\\p{Lu})", "aA", "1:2");
+    expect_all("(?i:\\p{Lu})", "aA", "1:2");        /* escapes outside [] are not folded */
+    expect_all("(?i:[\\p{Lu}])", "aA1", "0:1 1:2"); /* bracket classes are */
+    expect_all("(?i)[^\\p{Ll}]", "aA1", "2:3");
+    expect_all("(?i)[^k]", "kK\xe2\x84\xaa" "x", "5:6");
     expect_all("a(?i)b|c", "c aB", "2:4");
     expect_all("(?i)a(?-i)b", "Ab AB", "0:2");
     expect_all("(?i)\xc3\x89T\xc3\x89", "\xc3\xa9t\xc3\xa9", "0:5");

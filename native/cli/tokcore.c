@@ -1,0 +1,676 @@
+/* tokcore.c - the board-side command line tool of the tokcore engine.
+ *
+ * Does: load a tokenizer (tokenizer.json, vocab.json + merges.txt or a
+ * .tiktoken rank file, detected by content), then encode, decode or
+ * describe it; --jsonl serves a stream of requests, one JSON line in, one
+ * JSON line out, flushed per line (the desktop app drives this over SSH).
+ * Does not: use anything beyond standard C and stdio (files are read by the
+ * engine's platform.c), keep global mutable state, or put text through the
+ * command line in --jsonl mode.
+ *
+ * Exit status: 0 ok, 1 load/input/output failure, 2 usage error.
+ */
+#include <stdio.h>
+
+#include "../src/json.h"
+#include "../src/platform.h"
+#include "../src/tokcore.h"
+#include "sha256.h"
+
+#define MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB per tokenizer file */
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+static const char USAGE[] =
+    "usage: tokcore encode --tokenizer PATH [LOAD OPTIONS] [--no-special] [--json] [--jsonl | TEXT]\n"
+    "       tokcore decode --tokenizer PATH [LOAD OPTIONS] [--skip-special] [--jsonl | ID...]\n"
+    "       tokcore info   --tokenizer PATH [LOAD OPTIONS]\n"
+    "       tokcore version | --help\n"
+    "\n"
+    "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|cl100k|o200k|llama3|gpt2\n"
+    "  (pattern for vocab.json + merges.txt, default gpt2; for .tiktoken, default qwen2)\n"
+    "\n"
+    "encode: TEXT, or all of stdin without TEXT; prints ids separated by spaces, or with\n"
+    "  --json one object {\"ids\",\"tokens\",\"offsets\" (chars),\"byte_offsets\"}.\n"
+    "  --jsonl: each stdin line is a JSON string or {\"text\": ..., \"add_special_tokens\": bool};\n"
+    "  each output line is {\"ids\":[...],\"offsets\":[[start,end],...]} or {\"error\":\"...\"}.\n"
+    "decode: ids as arguments or whitespace-separated on stdin; prints the text (invalid\n"
+    "  UTF-8 replaced by U+FFFD, no newline added).\n"
+    "  --jsonl: each stdin line is [ids...] or {\"ids\": [...], \"skip_special_tokens\": bool};\n"
+    "  each output line is {\"text\":\"...\",\"bytes_hex\":\"...\"} or {\"error\":\"...\"}.\n"
+    "info: one JSON object: pipeline description, path, size, sha256, added tokens.\n";
+
+/* ---- options ------------------------------------------------------------- */
+
+typedef struct options {
+    const char *command;
+    const char *tokenizer;
+    const char *merges;
+    const char *preset;
+    const char **pos;          /* positional arguments (TEXT or ids), owned */
+    int npos;
+    int no_special, skip_special, json, jsonl;
+} options;
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("tokcore: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(tokcore --help for usage)\n", stderr);
+    return EXIT_USAGE;
+}
+
+static int is_flag(const char *a, const char *name) { return strcmp(a, name) == 0; }
+
+/* Options that take a value: returns 1 and stores it, 0 if `a` is not one,
+ * -1 if the value is missing. */
+static int value_option(const char *a, int *i, int argc, char **argv, options *o) {
+    const char **dst = is_flag(a, "--tokenizer") ? &o->tokenizer
+                     : is_flag(a, "--merges")    ? &o->merges
+                     : is_flag(a, "--preset")    ? &o->preset : NULL;
+    if (!dst) return 0;
+    if (*i + 1 >= argc) return -1;
+    *dst = argv[++*i];
+    return 1;
+}
+
+/* Fills o from argv[2..]; "--" ends the options. o->pos must be freed
+ * (also after an error). Returns the exit status. */
+static int parse_args(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    o->command = argv[1];
+    o->pos = malloc((size_t)argc * sizeof *o->pos);
+    if (!o->pos) { fputs("tokcore: out of memory\n", stderr); return EXIT_FAIL; }
+    int only_positional = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_positional || a[0] != '-' || a[1] == 0) { o->pos[o->npos++] = a; continue; }
+        int r = value_option(a, &i, argc, argv, o);
+        if (r < 0) return usage_error("option %s needs a value", a);
+        if (r > 0) continue;
+        if (is_flag(a, "--")) only_positional = 1;
+        else if (is_flag(a, "--no-special")) o->no_special = 1;
+        else if (is_flag(a, "--skip-special")) o->skip_special = 1;
+        else if (is_flag(a, "--json")) o->json = 1;
+        else if (is_flag(a, "--jsonl")) o->jsonl = 1;
+        else return usage_error("unknown option %s", a);
+    }
+    if (!o->tokenizer) return usage_error("%s needs --tokenizer PATH", o->command);
+    if (o->jsonl && o->npos) return usage_error("%s --jsonl reads stdin only; drop the positional arguments", o->command);
+    if (o->jsonl && o->json) return usage_error("%s", "use either --json or --jsonl");
+    if (is_flag(o->command, "encode") && o->npos > 1)
+        return usage_error("more than one TEXT argument (at %s); quote the text", o->pos[1]);
+    if (is_flag(o->command, "info") && (o->npos || o->jsonl || o->json))
+        return usage_error("%s", "info takes no text, --json or --jsonl");
+    return EXIT_OK;
+}
+
+/* ---- output buffer with a sticky out-of-memory flag ---------------------- */
+
+typedef struct out {
+    tc_buf b;
+    int oom;
+} out;
+
+static void put(out *w, const void *p, size_t n) {
+    if (!w->oom && tc_buf_append(&w->b, p, n) != 0) w->oom = 1;
+}
+
+static void puts_(out *w, const char *s) { put(w, s, strlen(s)); }
+
+static void put_u32(out *w, uint32_t v) {
+    char tmp[16];
+    int n = snprintf(tmp, sizeof tmp, "%lu", (unsigned long)v);
+    put(w, tmp, (size_t)n);
+}
+
+static void put_size(out *w, size_t v) {
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    put(w, tmp, (size_t)n);
+}
+
+/* Length of the well-formed UTF-8 sequence at s[i] (1..4), or, when it is
+ * ill-formed, minus the length of its maximal subpart (Unicode 3.9 / the
+ * WHATWG decoder, which Python's errors='replace' follows): each maximal
+ * subpart becomes one U+FFFD. */
+static int utf8_unit(const uint8_t *s, size_t len, size_t i) {
+    uint8_t c = s[i];
+    if (c < 0x80) return 1;
+    int need;
+    uint8_t lo = 0x80, hi = 0xBF;  /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF) need = 1;
+    else if (c >= 0xE0 && c <= 0xEF) { need = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+    else if (c >= 0xF0 && c <= 0xF4) { need = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+    else return -1;
+    for (int k = 1; k <= need; k++) {
+        if (i + (size_t)k >= len) return -k;
+        uint8_t b = s[i + (size_t)k];
+        if (k == 1 ? (b < lo || b > hi) : (b & 0xC0) != 0x80) return -k;
+    }
+    return need + 1;
+}
+
+/* A JSON string of s[0..len): UTF-8 kept as is, ill-formed sequences
+ * replaced by U+FFFD, quotes, backslashes and control characters escaped. */
+static void put_json_string(out *w, const uint8_t *s, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    put(w, "\"", 1);
+    size_t i = 0;
+    while (i < len) {
+        int n = utf8_unit(s, len, i);
+        if (n < 0) { put(w, "\xEF\xBF\xBD", 3); i += (size_t)-n; continue; }
+        uint8_t c = s[i];
+        if (n > 1) { put(w, s + i, (size_t)n); i += (size_t)n; continue; }
+        i++;
+        if (c == '"') put(w, "\\\"", 2);
+        else if (c == '\\') put(w, "\\\\", 2);
+        else if (c == '\n') put(w, "\\n", 2);
+        else if (c == '\r') put(w, "\\r", 2);
+        else if (c == '\t') put(w, "\\t", 2);
+        else if (c < 0x20) { char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]}; put(w, e, 6); }
+        else put(w, &c, 1);
+    }
+    put(w, "\"", 1);
+}
+
+static void put_json_cstr(out *w, const char *s) { put_json_string(w, (const uint8_t *)s, strlen(s)); }
+
+/* Raw text with ill-formed UTF-8 replaced by U+FFFD (decode's plain output). */
+static void put_text_replaced(out *w, const uint8_t *s, size_t len) {
+    size_t i = 0;
+    while (i < len) {
+        int n = utf8_unit(s, len, i);
+        if (n < 0) { put(w, "\xEF\xBF\xBD", 3); i += (size_t)-n; continue; }
+        put(w, s + i, (size_t)n);
+        i += (size_t)n;
+    }
+}
+
+static void put_hex(out *w, const uint8_t *s, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < len; i++) { char e[2] = {hex[s[i] >> 4], hex[s[i] & 15]}; put(w, e, 2); }
+}
+
+static void put_error_object(out *w, const char *msg) {
+    puts_(w, "{\"error\":");
+    put_json_cstr(w, msg);
+    puts_(w, "}\n");
+}
+
+/* Writes the buffer to stdout and flushes. Returns 0 or -1. */
+static int flush_out(out *w) {
+    if (w->b.len && fwrite(w->b.data, 1, w->b.len, stdout) != w->b.len) return -1;
+    return fflush(stdout) == 0 ? 0 : -1;
+}
+
+/* ---- input ---------------------------------------------------------------- */
+
+/* Reads one line (without its '\n') into line. Returns 1 for a line, 0 at
+ * end of input, -1 on a read error or out of memory (*oom set). getc reads
+ * what is available, so an interactive peer gets each reply at once. */
+static int read_line(FILE *in, tc_buf *line, int *oom) {
+    line->len = 0;
+    int c = getc(in);
+    if (c == EOF) return ferror(in) ? -1 : 0;
+    while (c != EOF && c != '\n') {
+        if (tc_buf_push(line, (uint8_t)c) != 0) { *oom = 1; return -1; }
+        c = getc(in);
+    }
+    if (c == EOF && ferror(in)) return -1;
+    return 1;
+}
+
+static int read_all(FILE *in, tc_buf *all) {
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
+        if (tc_buf_append(all, chunk, n) != 0) return -1;
+    return ferror(in) ? -1 : 0;
+}
+
+/* ---- loading -------------------------------------------------------------- */
+
+static int read_file(const char *path, tc_file *f) {
+    tc_error err = {0};
+    if (tc_file_read(path, MAX_FILE_BYTES, f, &err) == TC_OK) return 0;
+    fprintf(stderr, "tokcore: %s\n", err.msg);
+    return -1;
+}
+
+static int pick_preset(const options *o, tc_preset fallback, tc_preset *p) {
+    *p = fallback;
+    if (!o->preset) return 0;
+    if (tc_preset_from_name(o->preset, p) == 0) return 0;
+    usage_error("unknown --preset %s (qwen2, cl100k, o200k, llama3, gpt2)", o->preset);
+    return -1;
+}
+
+/* Loads the tokenizer of the options. `file` keeps the tokenizer file's
+ * contents for `info` (NULL: freed here). Returns the exit status. */
+static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
+    tc_file f, m;
+    tc_error err = {0};
+    tc_preset preset;
+    *tok = NULL;
+    if (read_file(o->tokenizer, &f) != 0) return EXIT_FAIL;
+    tc_format fmt = tc_detect_format(f.data, f.len);
+    int status = EXIT_OK;
+    if (fmt == TC_FORMAT_HF_JSON) {
+        if (o->preset || o->merges)
+            fprintf(stderr, "tokcore: note: %s is a tokenizer.json; --preset/--merges ignored\n", o->tokenizer);
+        *tok = tc_load_hf_json(f.data, f.len, &err);
+    } else if (fmt == TC_FORMAT_VOCAB_JSON) {
+        if (!o->merges) status = usage_error("%s is a vocab.json: pass its merges.txt with --merges", o->tokenizer);
+        else if (pick_preset(o, TC_PRESET_GPT2, &preset) != 0) status = EXIT_USAGE;
+        else if (read_file(o->merges, &m) != 0) status = EXIT_FAIL;
+        else {
+            *tok = tc_load_vocab_merges(f.data, f.len, m.data, m.len, preset, &err);
+            tc_file_free(&m);
+        }
+    } else if (fmt == TC_FORMAT_TIKTOKEN) {
+        if (pick_preset(o, TC_PRESET_QWEN2, &preset) != 0) status = EXIT_USAGE;
+        else *tok = tc_load_tiktoken(f.data, f.len, preset, &err);
+    } else if (fmt == TC_FORMAT_MERGES_TXT) {
+        fprintf(stderr, "tokcore: %s looks like a merges.txt: pass the vocab.json as --tokenizer and this file as --merges\n",
+                o->tokenizer);
+        status = EXIT_FAIL;
+    } else {
+        fprintf(stderr, "tokcore: %s: unknown tokenizer format (expected tokenizer.json, vocab.json or .tiktoken)\n",
+                o->tokenizer);
+        status = EXIT_FAIL;
+    }
+    if (status == EXIT_OK && !*tok) {
+        fprintf(stderr, "tokcore: %s: %s\n", o->tokenizer, err.msg[0] ? err.msg : "cannot load");
+        status = EXIT_FAIL;
+    }
+    if (keep && status == EXIT_OK) *keep = f;
+    else tc_file_free(&f);
+    return status;
+}
+
+/* ---- encode --------------------------------------------------------------- */
+
+static void put_id_array(out *w, const tc_encoding *e) {
+    put(w, "[", 1);
+    for (size_t i = 0; i < e->n; i++) {
+        if (i) put(w, ",", 1);
+        put_u32(w, e->ids[i]);
+    }
+    put(w, "]", 1);
+}
+
+static void put_span_array(out *w, const uint32_t *spans, size_t n) {
+    put(w, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        put(w, i ? ",[" : "[", i ? 2 : 1);
+        put_u32(w, spans[2 * i]);
+        put(w, ",", 1);
+        put_u32(w, spans[2 * i + 1]);
+        put(w, "]", 1);
+    }
+    put(w, "]", 1);
+}
+
+/* One encode request line -> text and add_special_tokens, or an error
+ * message in err. The text points into doc. */
+static int parse_encode_request(const tc_json *root, int *add_special, const char **text, size_t *len,
+                                tc_error *err) {
+    if (root->type == TC_JSON_STRING) {
+        *text = root->u.str.s; *len = root->u.str.len;
+        return TC_OK;
+    }
+    if (root->type != TC_JSON_OBJECT)
+        return tc_error_set(err, TC_ERR_ARG, "expected a JSON string or an object {\"text\": ...}");
+    const tc_json *t = NULL;
+    for (uint32_t i = 0; i < root->u.obj.n; i++) {
+        const tc_json_member *m = &root->u.obj.members[i];
+        if (strcmp(m->key, "text") == 0 && m->value.type == TC_JSON_STRING) t = &m->value;
+        else if (strcmp(m->key, "text") == 0) return tc_error_set(err, TC_ERR_ARG, "\"text\" must be a string");
+        else if (strcmp(m->key, "add_special_tokens") == 0 && m->value.type == TC_JSON_TRUE) *add_special = 1;
+        else if (strcmp(m->key, "add_special_tokens") == 0 && m->value.type == TC_JSON_FALSE) *add_special = 0;
+        else if (strcmp(m->key, "add_special_tokens") == 0)
+            return tc_error_set(err, TC_ERR_ARG, "\"add_special_tokens\" must be true or false");
+        else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%.60s\" (expected text, add_special_tokens)", m->key);
+    }
+    if (!t) return tc_error_set(err, TC_ERR_ARG, "missing \"text\"");
+    *text = t->u.str.s; *len = t->u.str.len;
+    return TC_OK;
+}
+
+/* Encodes one JSON request line into w (a result or an error object). */
+static void encode_line(const tc_tokenizer *tok, const tc_buf *line, int add_special, tc_encoding *enc, out *w) {
+    tc_error err = {0};
+    tc_json_doc *doc = tc_json_parse((const char *)line->data, line->len, &err);
+    const char *text = NULL;
+    size_t len = 0;
+    if (doc && parse_encode_request(tc_json_root(doc), &add_special, &text, &len, &err) == TC_OK &&
+        tc_encode(tok, (const uint8_t *)text, len, add_special, enc, NULL, &err) == TC_OK) {
+        puts_(w, "{\"ids\":");
+        put_id_array(w, enc);
+        puts_(w, ",\"offsets\":");
+        put_span_array(w, enc->char_offsets, enc->n);
+        puts_(w, "}\n");
+    } else {
+        put_error_object(w, err.msg[0] ? err.msg : "failed");
+    }
+    tc_json_free(doc);
+}
+
+/* Serves request lines until end of input. Each reply is built whole, then
+ * written and flushed, so a failure never leaves half a line. */
+typedef void (*line_handler)(const tc_tokenizer *tok, const tc_buf *line, int flag, tc_encoding *enc, out *w);
+
+static int serve_lines(const tc_tokenizer *tok, int flag, line_handler handle) {
+    tc_buf line = {0};
+    tc_encoding enc;
+    out w = {{0}, 0};
+    int status = EXIT_OK, oom = 0, r;
+    memset(&enc, 0, sizeof enc);
+    while ((r = read_line(stdin, &line, &oom)) > 0) {
+        w.b.len = 0; w.oom = 0;
+        handle(tok, &line, flag, &enc, &w);
+        if (w.oom) {
+            w.b.len = 0; w.oom = 0;
+            put_error_object(&w, "out of memory");
+        }
+        if (flush_out(&w) != 0) { fputs("tokcore: cannot write to stdout\n", stderr); status = EXIT_FAIL; break; }
+    }
+    if (r < 0) {
+        fputs(oom ? "tokcore: out of memory reading a line\n" : "tokcore: cannot read stdin\n", stderr);
+        status = EXIT_FAIL;
+    }
+    tc_buf_free(&line);
+    tc_buf_free(&w.b);
+    tc_encoding_free(&enc);
+    return status;
+}
+
+static void put_encode_json(const tc_tokenizer *tok, const tc_encoding *e, out *w) {
+    puts_(w, "{\"ids\":");
+    put_id_array(w, e);
+    puts_(w, ",\"tokens\":[");
+    for (size_t i = 0; i < e->n; i++) {
+        size_t len = 0;
+        const char *s = tc_id_to_token(tok, e->ids[i], &len);
+        if (i) put(w, ",", 1);
+        if (s) put_json_string(w, (const uint8_t *)s, len);
+        else puts_(w, "null");
+    }
+    puts_(w, "],\"offsets\":");
+    put_span_array(w, e->char_offsets, e->n);
+    puts_(w, ",\"byte_offsets\":");
+    put_span_array(w, e->offsets, e->n);
+    puts_(w, "}\n");
+}
+
+static int encode_once(const tc_tokenizer *tok, const options *o) {
+    tc_buf input = {0};
+    tc_encoding enc;
+    tc_error err = {0};
+    out w = {{0}, 0};
+    int status = EXIT_FAIL;
+    memset(&enc, 0, sizeof enc);
+    if (o->npos == 1) {
+        if (tc_buf_append(&input, o->pos[0], strlen(o->pos[0])) != 0) { fputs("tokcore: out of memory\n", stderr); goto done; }
+    } else if (read_all(stdin, &input) != 0) {
+        fputs("tokcore: cannot read stdin\n", stderr);
+        goto done;
+    }
+    if (tc_encode(tok, input.data, input.len, !o->no_special, &enc, NULL, &err) != TC_OK) {
+        fprintf(stderr, "tokcore: encode: %s\n", err.msg);
+        goto done;
+    }
+    if (o->json) put_encode_json(tok, &enc, &w);
+    else {
+        for (size_t i = 0; i < enc.n; i++) {
+            if (i) put(&w, " ", 1);
+            put_u32(&w, enc.ids[i]);
+        }
+        put(&w, "\n", 1);
+    }
+    if (w.oom) fputs("tokcore: out of memory\n", stderr);
+    else if (flush_out(&w) != 0) fputs("tokcore: cannot write to stdout\n", stderr);
+    else status = EXIT_OK;
+done:
+    tc_buf_free(&input);
+    tc_buf_free(&w.b);
+    tc_encoding_free(&enc);
+    return status;
+}
+
+static void encode_handler(const tc_tokenizer *tok, const tc_buf *line, int flag, tc_encoding *enc, out *w) {
+    encode_line(tok, line, flag, enc, w);
+}
+
+static int cmd_encode(const tc_tokenizer *tok, const options *o) {
+    if (o->jsonl) return serve_lines(tok, !o->no_special, encode_handler);
+    return encode_once(tok, o);
+}
+
+/* ---- decode --------------------------------------------------------------- */
+
+/* Parses a decimal id (0..4294967295). Returns 0 or -1. */
+static int parse_id(const char *s, size_t n, uint32_t *id) {
+    uint64_t v = 0;
+    if (n == 0 || n > 10) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > UINT32_MAX) return -1;
+    *id = (uint32_t)v;
+    return 0;
+}
+
+static int push_id(uint32_t **ids, size_t *n, size_t *cap, uint32_t id) {
+    void *p = *ids;
+    if (tc_grow(&p, cap, *n + 1, sizeof **ids) != 0) return -1;
+    *ids = p;
+    (*ids)[(*n)++] = id;
+    return 0;
+}
+
+/* ids from a JSON array (or {"ids": [...], "skip_special_tokens": bool}). */
+static int parse_decode_request(const tc_json *root, int *skip, uint32_t **ids, size_t *n, size_t *cap,
+                                tc_error *err) {
+    const tc_json *arr = root;
+    if (root->type == TC_JSON_OBJECT) {
+        arr = NULL;
+        for (uint32_t i = 0; i < root->u.obj.n; i++) {
+            const tc_json_member *m = &root->u.obj.members[i];
+            if (strcmp(m->key, "ids") == 0) arr = &m->value;
+            else if (strcmp(m->key, "skip_special_tokens") == 0 && m->value.type == TC_JSON_TRUE) *skip = 1;
+            else if (strcmp(m->key, "skip_special_tokens") == 0 && m->value.type == TC_JSON_FALSE) *skip = 0;
+            else if (strcmp(m->key, "skip_special_tokens") == 0)
+                return tc_error_set(err, TC_ERR_ARG, "\"skip_special_tokens\" must be true or false");
+            else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%.60s\" (expected ids, skip_special_tokens)", m->key);
+        }
+        if (!arr) return tc_error_set(err, TC_ERR_ARG, "missing \"ids\"");
+    }
+    if (arr->type != TC_JSON_ARRAY) return tc_error_set(err, TC_ERR_ARG, "expected a JSON array of ids");
+    for (uint32_t i = 0; i < arr->u.arr.n; i++) {
+        const tc_json *v = &arr->u.arr.items[i];
+        if (v->type != TC_JSON_NUMBER || !v->u.num.is_int || v->u.num.i < 0 || v->u.num.i > (int64_t)UINT32_MAX)
+            return tc_error_set(err, TC_ERR_ARG, "id %lu is not an integer in 0..4294967295", (unsigned long)i);
+        if (push_id(ids, n, cap, (uint32_t)v->u.num.i) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    }
+    return TC_OK;
+}
+
+static void decode_handler(const tc_tokenizer *tok, const tc_buf *line, int skip, tc_encoding *unused, out *w) {
+    tc_error err = {0};
+    uint32_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    tc_buf bytes = {0};
+    (void)unused;
+    tc_json_doc *doc = tc_json_parse((const char *)line->data, line->len, &err);
+    if (doc && parse_decode_request(tc_json_root(doc), &skip, &ids, &n, &cap, &err) == TC_OK &&
+        tc_decode(tok, ids, n, skip, &bytes, &err) == TC_OK) {
+        puts_(w, "{\"text\":");
+        put_json_string(w, bytes.data, bytes.len);
+        puts_(w, ",\"bytes_hex\":\"");
+        put_hex(w, bytes.data, bytes.len);
+        puts_(w, "\"}\n");
+    } else {
+        put_error_object(w, err.msg[0] ? err.msg : "failed");
+    }
+    tc_json_free(doc);
+    free(ids);
+    tc_buf_free(&bytes);
+}
+
+/* ids from the arguments, or whitespace-separated on stdin. */
+static int collect_ids(const options *o, uint32_t **ids, size_t *n, size_t *cap) {
+    if (o->npos > 0) {
+        for (int i = 0; i < o->npos; i++) {
+            uint32_t id;
+            if (parse_id(o->pos[i], strlen(o->pos[i]), &id) != 0) return usage_error("bad id %s", o->pos[i]);
+            if (push_id(ids, n, cap, id) != 0) { fputs("tokcore: out of memory\n", stderr); return EXIT_FAIL; }
+        }
+        return EXIT_OK;
+    }
+    tc_buf in = {0};
+    int status = EXIT_OK;
+    if (read_all(stdin, &in) != 0) { fputs("tokcore: cannot read stdin\n", stderr); status = EXIT_FAIL; }
+    for (size_t i = 0; status == EXIT_OK && i < in.len;) {
+        const char *s = (const char *)in.data;
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == ',') { i++; continue; }
+        size_t j = i;
+        while (j < in.len && !(s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == ','))
+            j++;
+        uint32_t id;
+        if (parse_id(s + i, j - i, &id) != 0) {
+            fprintf(stderr, "tokcore: bad id on stdin at byte %llu\n", (unsigned long long)i);
+            status = EXIT_FAIL;
+        } else if (push_id(ids, n, cap, id) != 0) {
+            fputs("tokcore: out of memory\n", stderr);
+            status = EXIT_FAIL;
+        }
+        i = j;
+    }
+    tc_buf_free(&in);
+    return status;
+}
+
+static int decode_once(const tc_tokenizer *tok, const options *o) {
+    uint32_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    tc_buf bytes = {0};
+    tc_error err = {0};
+    out w = {{0}, 0};
+    int status = collect_ids(o, &ids, &n, &cap);
+    if (status == EXIT_OK && tc_decode(tok, ids, n, o->skip_special, &bytes, &err) != TC_OK) {
+        fprintf(stderr, "tokcore: decode: %s\n", err.msg);
+        status = EXIT_FAIL;
+    }
+    if (status == EXIT_OK) {
+        put_text_replaced(&w, bytes.data, bytes.len);
+        if (w.oom) { fputs("tokcore: out of memory\n", stderr); status = EXIT_FAIL; }
+        else if (flush_out(&w) != 0) { fputs("tokcore: cannot write to stdout\n", stderr); status = EXIT_FAIL; }
+    }
+    free(ids);
+    tc_buf_free(&bytes);
+    tc_buf_free(&w.b);
+    return status;
+}
+
+static int cmd_decode(const tc_tokenizer *tok, const options *o) {
+    if (o->jsonl) return serve_lines(tok, o->skip_special, decode_handler);
+    return decode_once(tok, o);
+}
+
+/* ---- info ----------------------------------------------------------------- */
+
+static void put_bool_member(out *w, const char *key, int v) {
+    puts_(w, ",\"");
+    puts_(w, key);
+    puts_(w, v ? "\":true" : "\":false");
+}
+
+static void put_added_tokens(out *w, const tc_tokenizer *tok) {
+    puts_(w, "\"added\":[");
+    for (size_t i = 0; i < tc_added_count(tok); i++) {
+        const tc_added_token_spec *a = tc_added_at(tok, i);
+        if (i) put(w, ",", 1);
+        puts_(w, "{\"id\":");
+        put_u32(w, a->id);
+        puts_(w, ",\"content\":");
+        put_json_string(w, (const uint8_t *)a->content, a->content_len);
+        put_bool_member(w, "special", a->special);
+        put_bool_member(w, "lstrip", a->lstrip);
+        put_bool_member(w, "rstrip", a->rstrip);
+        put_bool_member(w, "single_word", a->single_word);
+        put_bool_member(w, "normalized", a->normalized);
+        put(w, "}", 1);
+    }
+    put(w, "]", 1);
+}
+
+static void put_file_members(out *w, const char *prefix, const char *path, const tc_file *f) {
+    char hex[65];
+    sha256_hex(f->data, f->len, hex);
+    puts_(w, "\""); puts_(w, prefix); puts_(w, "path\":");
+    put_json_cstr(w, path);
+    puts_(w, ",\""); puts_(w, prefix); puts_(w, "size\":");
+    put_size(w, f->len);
+    puts_(w, ",\""); puts_(w, prefix); puts_(w, "sha256\":\"");
+    puts_(w, hex);
+    puts_(w, "\",");
+}
+
+/* tc_describe's object with path, size, sha256 (of the merges file too
+ * when there is one) and the added tokens appended as further members. */
+static int cmd_info(const tc_tokenizer *tok, const options *o, const tc_file *f) {
+    const char *d = tc_describe(tok);
+    const char *close = strrchr(d, '}');
+    out w = {{0}, 0};
+    tc_file m;
+    if (!close || d[0] != '{') { fputs("tokcore: engine description is not a JSON object\n", stderr); return EXIT_FAIL; }
+    put(&w, d, (size_t)(close - d));
+    const char *p = d + 1;
+    while (p < close && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
+    if (p < close) put(&w, ",", 1);
+    put_file_members(&w, "", o->tokenizer, f);
+    if (o->merges && tc_detect_format(f->data, f->len) == TC_FORMAT_VOCAB_JSON) {
+        if (read_file(o->merges, &m) != 0) { tc_buf_free(&w.b); return EXIT_FAIL; }
+        put_file_members(&w, "merges_", o->merges, &m);
+        tc_file_free(&m);
+    }
+    put_added_tokens(&w, tok);
+    puts_(&w, "}\n");
+    int status = EXIT_OK;
+    if (w.oom) { fputs("tokcore: out of memory\n", stderr); status = EXIT_FAIL; }
+    else if (flush_out(&w) != 0) { fputs("tokcore: cannot write to stdout\n", stderr); status = EXIT_FAIL; }
+    tc_buf_free(&w.b);
+    return status;
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+    if (argc < 2) { fputs(USAGE, stderr); return EXIT_USAGE; }
+    const char *cmd = argv[1];
+    if (is_flag(cmd, "--help") || is_flag(cmd, "-h") || is_flag(cmd, "help")) { fputs(USAGE, stdout); return EXIT_OK; }
+    if (is_flag(cmd, "version") || is_flag(cmd, "--version")) { printf("tokcore %s\n", TC_VERSION); return EXIT_OK; }
+    if (!is_flag(cmd, "encode") && !is_flag(cmd, "decode") && !is_flag(cmd, "info"))
+        return usage_error("unknown command %s", cmd);
+    for (int i = 2; i < argc; i++)
+        if (is_flag(argv[i], "--help") || is_flag(argv[i], "-h")) { fputs(USAGE, stdout); return EXIT_OK; }
+
+    options o;
+    int status = parse_args(argc, argv, &o);
+    tc_tokenizer *tok = NULL;
+    tc_file file;
+    if (status == EXIT_OK) status = load(&o, &tok, is_flag(cmd, "info") ? &file : NULL);
+    if (status == EXIT_OK) {
+        if (is_flag(cmd, "encode")) status = cmd_encode(tok, &o);
+        else if (is_flag(cmd, "decode")) status = cmd_decode(tok, &o);
+        else {
+            status = cmd_info(tok, &o, &file);
+            tc_file_free(&file);
+        }
+    }
+    tc_free(tok);
+    free(o.pos);
+    return status;
+}
