@@ -52,9 +52,15 @@ typedef struct options {
     int no_special, skip_special, json, jsonl;
 } options;
 
-static int usage_error(const char *fmt, const char *arg) {
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fputs("tokcore: ", stderr);
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputs("\n(tokcore --help for usage)\n", stderr);
     return EXIT_USAGE;
 }

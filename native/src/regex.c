@@ -1001,8 +1001,6 @@ static int gen_repeat(rx_gen *g, const rx_node *n, int depth) {
     for (uint32_t i = 0; i < mn; i++)
         if (gen(g, child, depth + 1) != 0) return -1;
     /* optional copies: SPLIT a, end ; a: body ; SPLIT b, end ; ... end: */
-    size_t first_split = g->n;
-    (void)first_split;
     int32_t *splits = NULL;
     size_t ns = 0, cs = 0;
     for (uint32_t i = mn; i < mx; i++) {
