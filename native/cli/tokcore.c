@@ -105,6 +105,7 @@ static int parse_args(int argc, char **argv, options *o) {
     if (o->jsonl && o->json) return usage_error("%s", "use either --json or --jsonl");
     if (is_flag(o->command, "encode") && o->npos > 1)
         return usage_error("more than one TEXT argument (at %s); quote the text", o->pos[1]);
+    if (is_flag(o->command, "decode") && o->json) return usage_error("%s", "decode has --jsonl, not --json");
     if (is_flag(o->command, "info") && (o->npos || o->jsonl || o->json))
         return usage_error("%s", "info takes no text, --json or --jsonl");
     return EXIT_OK;

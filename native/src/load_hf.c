@@ -23,7 +23,7 @@ typedef struct ld {
 } ld;
 
 static int fail(ld *L, int code, const tc_json *v, const char *path, const char *fmt, const char *a) {
-    char what[300];
+    char what[TC_ERRMSG_MAX];
     snprintf(what, sizeof what, fmt, a ? a : "");
     int line = 0, col = 0;
     if (v) tc_json_line_col(L->src, L->srclen, v->offset, &line, &col);
@@ -39,7 +39,7 @@ static int get_bool(ld *L, const tc_json *obj, const char *key, const char *path
     if (!v || v->type == TC_JSON_NULL) { *out = def; return 0; }
     if (v->type != TC_JSON_TRUE && v->type != TC_JSON_FALSE) {
         char p[300];
-        snprintf(p, sizeof p, "%s.%s", path, key);
+        snprintf(p, sizeof p, "%.200s.%.80s", path, key);
         return fail(L, TC_ERR_FORMAT, v, p, "expected true or false%s", NULL);
     }
     *out = v->type == TC_JSON_TRUE;
@@ -53,7 +53,7 @@ static int get_str(ld *L, const tc_json *obj, const char *key, const char *path,
     if (!v || v->type == TC_JSON_NULL) return 0;
     if (v->type != TC_JSON_STRING) {
         char p[300];
-        snprintf(p, sizeof p, "%s.%s", path, key);
+        snprintf(p, sizeof p, "%.200s.%.80s", path, key);
         return fail(L, TC_ERR_FORMAT, v, p, "expected a string%s", NULL);
     }
     *out = v;
@@ -71,7 +71,7 @@ static int get_type(ld *L, const tc_json *obj, const char *path, const char **ty
 /* ---- normalizer ----------------------------------------------------------- */
 
 static int load_normalizer(ld *L, const tc_json *v, const char *path) {
-    const char *type;
+    const char *type = NULL;
     if (get_type(L, v, path, &type)) return L->err->code;
     tc_normalizer *n = &L->tok->normalizer;
     if (strcmp(type, "Sequence") == 0) {
@@ -79,7 +79,7 @@ static int load_normalizer(ld *L, const tc_json *v, const char *path) {
         if (!arr || arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "Sequence needs an array \"normalizers\"%s", NULL);
         for (uint32_t i = 0; i < arr->u.arr.n; i++) {
             char p[300];
-            snprintf(p, sizeof p, "%s.normalizers[%u]", path, i);
+            snprintf(p, sizeof p, "%.200s.normalizers[%u]", path, i);
             int r = load_normalizer(L, &arr->u.arr.items[i], p);
             if (r) return r;
         }
@@ -113,7 +113,7 @@ static int compile_regex(ld *L, tc_pretok *pt, const char *pat, size_t len, cons
     pt->re = tc_regex_compile(pat, len, &e);
     if (!pt->re) {
         char p[300];
-        snprintf(p, sizeof p, "%s.pattern", path);
+        snprintf(p, sizeof p, "%.200s.pattern", path);
         return fail(L, e.code ? e.code : TC_ERR_FORMAT, v, p, "%s", e.msg);
     }
     pt->fast = tc_fast_detect(pat, len);
@@ -121,20 +121,20 @@ static int compile_regex(ld *L, tc_pretok *pt, const char *pat, size_t len, cons
 }
 
 static int load_pretok(ld *L, const tc_json *v, const char *path) {
-    const char *type;
+    const char *type = NULL;
     if (get_type(L, v, path, &type)) return L->err->code;
     if (strcmp(type, "Sequence") == 0) {
         const tc_json *arr = member(v, "pretokenizers");
         if (!arr || arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "Sequence needs an array \"pretokenizers\"%s", NULL);
         for (uint32_t i = 0; i < arr->u.arr.n; i++) {
             char p[300];
-            snprintf(p, sizeof p, "%s.pretokenizers[%u]", path, i);
+            snprintf(p, sizeof p, "%.200s.pretokenizers[%u]", path, i);
             int r = load_pretok(L, &arr->u.arr.items[i], p);
             if (r) return r;
         }
         return 0;
     }
-    tc_pretok *pt;
+    tc_pretok *pt = NULL;
     if (strcmp(type, "Split") == 0) {
         if (add_pretok(L, v, path, &pt)) return L->err->code;
         const tc_json *pat = member(v, "pattern");
@@ -194,7 +194,7 @@ static int load_template(ld *L, const tc_json *v, const char *path, tc_post *pp)
     int seen_a = 0;
     for (uint32_t i = 0; i < single->u.arr.n; i++) {
         char p[300];
-        snprintf(p, sizeof p, "%s.single[%u]", path, i);
+        snprintf(p, sizeof p, "%.200s.single[%u]", path, i);
         const tc_json *it = &single->u.arr.items[i];
         if (it->type != TC_JSON_OBJECT || it->u.obj.n != 1) return fail(L, TC_ERR_FORMAT, it, p, "expected {\"Sequence\": ...} or {\"SpecialToken\": ...}%s", NULL);
         const tc_json_member *m = &it->u.obj.members[0];
@@ -226,14 +226,14 @@ static int load_template(ld *L, const tc_json *v, const char *path, tc_post *pp)
 }
 
 static int load_post(ld *L, const tc_json *v, const char *path) {
-    const char *type;
+    const char *type = NULL;
     if (get_type(L, v, path, &type)) return L->err->code;
     if (strcmp(type, "Sequence") == 0) {
         const tc_json *arr = member(v, "processors");
         if (!arr || arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "Sequence needs an array \"processors\"%s", NULL);
         for (uint32_t i = 0; i < arr->u.arr.n; i++) {
             char p[300];
-            snprintf(p, sizeof p, "%s.processors[%u]", path, i);
+            snprintf(p, sizeof p, "%.200s.processors[%u]", path, i);
             int r = load_post(L, &arr->u.arr.items[i], p);
             if (r) return r;
         }
@@ -403,31 +403,33 @@ static void describe(tc_tokenizer *tok, const char *format) {
     char tmp[512];
     tc_buf *d = &tok->describe;
     d->len = 0;
+    int bad = 0;
     snprintf(tmp, sizeof tmp, "{\"format\":\"%s\",\"model\":\"%s\",\"vocab_size\":%u,\"model_vocab\":%u,\"merges\":%zu,\"added_tokens\":%zu,\"byte_level\":%s,\"ignore_merges\":%s,\"byte_fallback\":%s,",
              format, tok->model.kind == TC_MODEL_BPE_RANK ? "BPE (rank)" : "BPE", tc_vocab_size(tok), tok->model.vocab.n,
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
-    tc_buf_append(d, tmp, strlen(tmp));
-    tc_buf_append(d, "\"normalizer\":[", 14);
+    bad |= tc_buf_append(d, tmp, strlen(tmp));
+    bad |= tc_buf_append(d, "\"normalizer\":[", 14);
     static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase"};
     for (int i = 0; i < tok->normalizer.nsteps; i++) {
         snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", nn[tok->normalizer.steps[i]]);
-        tc_buf_append(d, tmp, strlen(tmp));
+        bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
-    tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
+    bad |= tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
     static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits"};
     for (int i = 0; i < tok->npretok; i++) {
         const tc_pretok *p = &tok->pretok[i];
         snprintf(tmp, sizeof tmp, "%s\"%s%s\"", i ? "," : "", pk[p->kind], p->fast ? " [fast path]" : "");
-        tc_buf_append(d, tmp, strlen(tmp));
+        bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
-    tc_buf_append(d, "],\"post_processor\":[", 20);
+    bad |= tc_buf_append(d, "],\"post_processor\":[", 20);
     for (int i = 0; i < tok->npost; i++) {
         snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", tok->post[i].kind == TC_POST_BYTELEVEL ? "ByteLevel" : "TemplateProcessing");
-        tc_buf_append(d, tmp, strlen(tmp));
+        bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
     snprintf(tmp, sizeof tmp, "],\"decoder\":\"%s\"}", tok->decoder == TC_DEC_BYTELEVEL ? "ByteLevel" : "none");
-    tc_buf_append(d, tmp, strlen(tmp) + 1);
+    bad |= tc_buf_append(d, tmp, strlen(tmp) + 1);
+    if (bad) tc_buf_free(d);   /* tc_describe() then answers "{}" */
 }
 
 void tc_describe_update(tc_tokenizer *tok, const char *format);
@@ -472,7 +474,7 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
     if ((r = load_model(&L, member(root, "model")))) goto out;
     if ((v = member(root, "post_processor")) && v->type != TC_JSON_NULL && (r = load_post(&L, v, "$.post_processor"))) goto out;
     if ((v = member(root, "decoder")) && v->type != TC_JSON_NULL) {
-        const char *type;
+        const char *type = NULL;
         if ((r = get_type(&L, v, "$.decoder", &type) ? err->code : 0)) goto out;
         if (strcmp(type, "ByteLevel") != 0) { r = fail(&L, TC_ERR_UNSUPPORTED, v, "$.decoder", "decoder type \"%s\" is not supported", type); goto out; }
         tok->decoder = TC_DEC_BYTELEVEL;

@@ -475,7 +475,7 @@ static int finish_class(rx_parser *ps, const rx_cbuild *cb, int negate, int icas
 /* class escape letters shared by classes and atoms. Returns 1 if handled
  * (cb updated), 0 if not a class escape, -1 error. */
 static int class_escape(rx_parser *ps, int c, size_t at, rx_cbuild *cb) {
-    uint32_t m;
+    uint32_t m = 0;
     switch (c) {
     case 's': cb->has_space = 1; return 1;
     case 'S': cb->has_notspace = 1; return 1;

