@@ -170,7 +170,7 @@ def report_diffs(ref: Engine, eng: Engine, corpus: common.Corpus, bad: list[int]
         nfc_ok = not differs(ref, eng, unicodedata.normalize("NFC", text))
         small = shrink(ref, eng, text)
         print(f"  DIFF {eng.name}: {corpus.names[i]} (identical after NFC of the input: {nfc_ok}); "
-              f"minimal reproducer {small!r} (NFC: {unicodedata.normalize('NFC', small)!r}): "
+              f"minimal reproducer {ascii(small)} (NFC: {ascii(unicodedata.normalize('NFC', small))}): "
               f"{encode_one(ref, small).tolist()} vs {encode_one(eng, small).tolist()}")
     if len(bad) > 3:
         print(f"  ... {eng.name}: {len(bad) - 3} more differing texts: "

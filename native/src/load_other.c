@@ -381,13 +381,18 @@ tc_format tc_detect_format(const uint8_t *d, size_t n) {
     while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) i++;
     if (i >= n) return TC_FORMAT_UNKNOWN;
     if (d[i] == '{') {
-        /* tokenizer.json has a top-level "model"; look for the key in the
-         * first or last 4 KB, where serializers put top-level members */
-        static const char key[] = "\"model\"";
-        size_t lim = n < 4096 ? n : 4096;
-        for (size_t k = 0; k + 7 <= lim; k++) if (memcmp(d + k, key, 7) == 0) return TC_FORMAT_HF_JSON;
-        for (size_t k = n > 4096 ? n - 4096 : 0; k + 7 <= n; k++) if (memcmp(d + k, key, 7) == 0) return TC_FORMAT_HF_JSON;
-        return TC_FORMAT_VOCAB_JSON;
+        /* vocab.json maps strings to integers; tokenizer.json's first member
+         * ("version", "added_tokens", ...) holds a string, array or object */
+        size_t k = i + 1;
+        while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\r' || d[k] == '\n')) k++;
+        if (k < n && d[k] == '"') {
+            for (k++; k < n && d[k] != '"'; k++)
+                if (d[k] == '\\') k++;
+            k++;
+            while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\r' || d[k] == '\n' || d[k] == ':')) k++;
+            if (k < n && ((d[k] >= '0' && d[k] <= '9') || d[k] == '-')) return TC_FORMAT_VOCAB_JSON;
+        }
+        return TC_FORMAT_HF_JSON;
     }
     if (n - i >= 8 && memcmp(d + i, "#version", 8) == 0) return TC_FORMAT_MERGES_TXT;
     /* tiktoken: first line is base64, one space, digits */

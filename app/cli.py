@@ -1,0 +1,175 @@
+"""The `tokinspect` command line: encode, decode, trace and info.
+
+Text comes from the argument or stdin; `--jsonl` reads one JSON string (or
+{"text": ..., "add_special_tokens": ...}) per line and writes one JSON
+object per line, the protocol the board agent `tokcore` speaks too.
+Without --tokenizer the embedded default (Qwen3) is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from .tokenizer import PRESETS, Encoding, Tokenizer, TokenizerError
+
+
+def _load(args: argparse.Namespace) -> Tokenizer:
+    if args.tokenizer is None:
+        return Tokenizer.default()
+    return Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset, config=args.config)
+
+
+def _read_text(args: argparse.Namespace) -> str:
+    if args.text is not None:
+        return str(args.text)
+    return sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
+
+
+def _enc_json(enc: Encoding, full: bool) -> dict[str, object]:
+    out: dict[str, object] = {"ids": enc.ids.tolist(), "offsets": enc.offsets.tolist()}
+    if full:
+        out["tokens"] = enc.tokens
+        out["byte_offsets"] = enc.byte_offsets.tolist()
+        out["special_mask"] = enc.special_mask.tolist()
+    return out
+
+
+def _jsonl(tok: Tokenizer, add_special: bool, inp: TextIO, out: TextIO) -> None:
+    for line in inp:
+        line = line.rstrip("\n")
+        try:
+            req = json.loads(line)
+            if isinstance(req, dict):
+                text, special = req["text"], bool(req.get("add_special_tokens", add_special))
+            else:
+                text, special = req, add_special
+            if not isinstance(text, str):
+                raise ValueError("expected a JSON string or {\"text\": ...}")
+            res: dict[str, object] = _enc_json(tok.encode(text, special), False)
+        except (ValueError, KeyError, TokenizerError, UnicodeEncodeError) as exc:
+            res = {"error": str(exc)}
+        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+        out.flush()
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    tok = _load(args)
+    special = not args.no_special
+    if args.jsonl:
+        _jsonl(tok, special, sys.stdin, sys.stdout)
+        return 0
+    text = _read_text(args)
+    enc = tok.encode(text.encode("utf-8", errors="surrogateescape"), special)
+    if args.json:
+        print(json.dumps(_enc_json(enc, True), ensure_ascii=False))
+    elif args.table:
+        print(f"{'#':>5} {'id':>7}  {'token':<20} {'chars':<12} {'bytes':<12} hex")
+        for i, (tid, piece, raw) in enumerate(zip(enc.ids.tolist(), enc.tokens, enc.token_bytes)):
+            c, b = enc.offsets[i].tolist(), enc.byte_offsets[i].tolist()
+            print(f"{i:>5} {tid:>7}  {piece!r:<20} {str(c):<12} {str(b):<12} {raw.hex(' ')}")
+        print(f"{len(enc)} tokens, {len(text)} characters, {len(text.encode('utf-8', 'surrogateescape'))} bytes")
+    else:
+        print(" ".join(str(i) for i in enc.ids.tolist()))
+    return 0
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    tok = _load(args)
+    raw = args.ids if args.ids else sys.stdin.read().replace(",", " ").split()
+    try:
+        ids = [int(x) for x in raw]
+    except ValueError as exc:
+        print(f"tokinspect decode: ids must be integers ({exc})", file=sys.stderr)
+        return 2
+    sys.stdout.write(tok.decode(ids, skip_special_tokens=args.skip_special))
+    if sys.stdout.isatty():
+        sys.stdout.write("\n")
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    tok = _load(args)
+    tr = tok.trace(_read_text(args), not args.no_special)
+    name = tok.id_to_token
+    if tr.normalized_changed:
+        print(f"normalized: {tr.normalized_text!r}")
+    for ch in tr.chunks:
+        a, b = ch.norm_span
+        text = tr.normalized[a:b].decode("utf-8", errors="replace")
+        if ch.added_id is not None:
+            print(f"added token {text!r} -> {ch.added_id}")
+            continue
+        print(f"chunk {(' ' if ch.prefix_space else '') + text!r} at bytes {ch.orig_span}")
+        for st in ch.steps():
+            syms = " ".join(name(s) or "?" for s in st.symbols)
+            print(f"    rank {st.rank:>6}: {name(st.left)!s} + {name(st.right)!s} -> {name(st.new_id)}   [{syms}]")
+        print("    = " + " ".join(f"{name(t)}({t})" for t in ch.final()))
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    if args.path is not None:
+        args.tokenizer = args.path
+    tok = _load(args)
+    print(json.dumps(tok.describe(), ensure_ascii=False, indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tokinspect", description="Inspect how a tokenizer splits text.")
+    sub = p.add_subparsers(dest="command")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--tokenizer", "-t", help="tokenizer.json, vocab.json or .tiktoken (default: Qwen3)")
+        sp.add_argument("--merges", help="merges.txt for a vocab.json")
+        sp.add_argument("--preset", choices=PRESETS, help="split pattern for .tiktoken / vocab.json files")
+        sp.add_argument("--config", help="tokenizer_config.json whose added tokens to add")
+
+    e = sub.add_parser("encode", help="text -> ids")
+    common(e)
+    e.add_argument("text", nargs="?", help="text (default: stdin)")
+    g = e.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="ids, tokens, offsets as one JSON object")
+    g.add_argument("--jsonl", action="store_true", help="one JSON string per stdin line -> one object per line")
+    g.add_argument("--table", action="store_true", help="one row per token")
+    e.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
+    e.set_defaults(func=cmd_encode)
+
+    d = sub.add_parser("decode", help="ids -> text")
+    common(d)
+    d.add_argument("ids", nargs="*", help="ids (default: stdin)")
+    d.add_argument("--skip-special", action="store_true")
+    d.set_defaults(func=cmd_decode)
+
+    t = sub.add_parser("trace", help="chunks and merge steps")
+    common(t)
+    t.add_argument("text", nargs="?")
+    t.add_argument("--no-special", action="store_true")
+    t.set_defaults(func=cmd_trace)
+
+    i = sub.add_parser("info", help="components, vocab size, specials, sha256")
+    common(i)
+    i.add_argument("path", nargs="?")
+    i.set_defaults(func=cmd_info)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args))
+    except (TokenizerError, OSError) as exc:
+        print(f"tokinspect: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
