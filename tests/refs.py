@@ -9,7 +9,6 @@
   ggml-vocab-NAME.gguf from the shared data dir, or None when absent.
 """
 import importlib.util
-import os
 from pathlib import Path
 
 QWEN_PATTERN = (

@@ -8,7 +8,6 @@ import random
 
 import pytest
 from conftest import pair
-
 from tokinspect import Tokenizer, TokenizerError
 
 

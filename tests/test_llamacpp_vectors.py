@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import assert_same, pair
-
 import refs
+from conftest import assert_same, pair
 
 
 def vectors(name: str):

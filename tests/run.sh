@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (system packages too, when run as root
+# on Debian/Ubuntu), builds and installs tokinspect, and runs every test.
+# Usage: bash tests/run.sh [pytest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    pkgs=(gcc libc6-dev)
+    missing=()
+    for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+fi
+
+PY=${PYTHON:-python3}
+"$PY" -m pip install -q --disable-pip-version-check -e ".[test]"
+"$PY" -m ruff check app widgets tests bench
+"$PY" -m pytest -q -p no:cacheprovider "$@"
