@@ -42,8 +42,9 @@ class Encoding:
 
     ids: token ids (uint32). offsets: (n, 2) character offsets into the
     original text (code points, HF semantics). byte_offsets: (n, 2) UTF-8
-    byte offsets. special_mask: 1 where the id is a special token (a special
-    added token in the text, or one the post-processor template added).
+    byte offsets. special_mask: 1 for a special added token matched in the
+    text or added by the post-processor template; never for the model's own
+    output, even when its id is also a special token's.
     """
 
     ids: np.ndarray

@@ -224,7 +224,7 @@ def measure(runs: int, fresh: bool) -> None:
             continue
         try:
             times, inner = in_subprocess(case, runs) if fresh else (in_process(case, runs), None)
-        except (FileNotFoundError, subprocess.CalledProcessError) as exc:
+        except Exception as exc:  # missing data file, or a peer refusing it
             rows.append([case.fmt, case.engine, f"skipped: {exc}", "", "", ""])
             continue
         best = min(times)

@@ -110,18 +110,27 @@ static int32_t longest_at(const tc_trie *t, const uint8_t *s, size_t len, size_t
     return best;
 }
 
-static int is_word_char(uint32_t cp) { return cp == '_' || tc_unicode_is_alnum(cp); }
+/* Rust regex's Unicode \w, which HF's single_word check uses (\w$, ^\w):
+ * Alphabetic, marks, decimal digits, connector punctuation, Join_Control. */
+static int is_word_char(uint32_t cp) {
+    if (cp == 0x200C || cp == 0x200D) return 1;
+    uint32_t m = TC_GCM(tc_unicode_gc(cp));
+    if (m & (TC_GCM_L | TC_GCM_M | TC_GCM(TC_GC_Nd) | TC_GCM(TC_GC_Nl) | TC_GCM(TC_GC_Pc))) return 1;
+    /* Other_Alphabetic outside those categories (e.g. circled letters) */
+    return !(m & TC_GCM_N) && tc_unicode_is_alnum(cp);
+}
 
-/* The code point ending at byte `end` (end > 0). */
+/* The code point ending at byte `end` (end > 0): the valid sequence of 2-4
+ * bytes ending there, else the single byte (ASCII or an invalid unit). */
 static uint32_t cp_before(const uint8_t *s, size_t end, size_t *start) {
-    for (size_t back = 1; back <= 4 && back <= end; back++) {
+    for (size_t back = 2; back <= 4 && back <= end; back++) {
         size_t j = end - back;
         int n;
         uint32_t cp = tc_utf8_decode(s, end, j, &n);
-        if (j + (size_t)n == end && (cp < TC_CP_INVALID_BASE || back == 1)) { *start = j; return cp; }
+        if (cp < TC_CP_INVALID_BASE && j + (size_t)n == end) { *start = j; return cp; }
     }
     *start = end - 1;
-    return TC_CP_INVALID_BASE + s[end - 1];
+    return s[end - 1] < 0x80 ? s[end - 1] : TC_CP_INVALID_BASE + s[end - 1];
 }
 
 static int seg_push(tc_seg_list *l, uint32_t s, uint32_t e, int32_t a) {

@@ -162,10 +162,15 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         }
     }
 
-    /* 1. initial symbols */
+    /* 1. initial symbols. subtle: as HF's Word::add, a symbol's offsets come
+     * from the running sum of the lengths of the symbols before it, so a
+     * dropped unit (no id, no unk) shifts the offsets after it left. */
     size_t n = 0;
+    uint32_t cursor = 0;
     int64_t unk_pending = -1;
-    uint32_t unk_start = 0, unk_len = 0;
+    uint32_t unk_len = 0;
+#define PUSH(id_, len_) do { if (push_sym(sc, &n, (uint32_t)(id_), cursor, (uint32_t)(len_)) != 0) return -1; \
+                             cursor += (uint32_t)(len_); } while (0)
     for (size_t i = 0; i < len;) {
         size_t ulen = 1;
         if (!tok->byte_level) {
@@ -177,25 +182,27 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         int64_t id = unit_id(tok, sc, chunk + i, ulen, first, last);
         if (id == -2) return -1;
         if (id >= 0) {
-            if (unk_pending >= 0) {
-                if (push_sym(sc, &n, (uint32_t)unk_pending, unk_start, unk_len) != 0) return -1;
-                unk_pending = -1;
-            }
-            if (push_sym(sc, &n, (uint32_t)id, (uint32_t)i, (uint32_t)ulen) != 0) return -1;
+            if (unk_pending >= 0) { PUSH(unk_pending, unk_len); unk_pending = -1; }
+            PUSH(id, ulen);
             i += ulen;
             continue;
         }
         if (m->byte_fallback) {
-            /* every byte of the unit as <0xNN>, or none */
-            int64_t ids[4];
-            size_t ok = 0;
-            for (size_t b = 0; b < ulen; b++) {
-                ids[b] = m->fallback_ids[chunk[i + b]];
-                if (ids[b] >= 0) ok++;
+            /* HF falls back on the bytes of the looked-up string, prefix and
+             * suffix included, each a symbol of length 1 */
+            const uint8_t *fb = sc->tmp.data;
+            size_t fl = sc->tmp.len;
+            uint8_t mapped[4];
+            if (tok->byte_level && !m->cont_prefix_len && !m->eow_suffix_len) {
+                /* unit_id took its shortcut: the string is the mapped char */
+                fl = (size_t)tc_utf8_encode(tc_byte_to_cp(chunk[i]), mapped);
+                fb = mapped;
             }
-            if (ok == ulen) {
-                for (size_t b = 0; b < ulen; b++)
-                    if (push_sym(sc, &n, (uint32_t)ids[b], (uint32_t)(i + b), 1) != 0) return -1;
+            size_t ok = 0;
+            for (size_t b = 0; b < fl; b++) ok += m->fallback_ids[fb[b]] >= 0;
+            if (ok == fl) {
+                /* fb may point into sc->tmp; push_sym does not touch it */
+                for (size_t b = 0; b < fl; b++) PUSH(m->fallback_ids[fb[b]], 1);
                 i += ulen;
                 continue;
             }
@@ -204,16 +211,16 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
             if (unk_pending >= 0 && m->fuse_unk) {
                 unk_len += (uint32_t)ulen;
             } else {
-                if (unk_pending >= 0 && push_sym(sc, &n, (uint32_t)unk_pending, unk_start, unk_len) != 0) return -1;
+                if (unk_pending >= 0) PUSH(unk_pending, unk_len);
                 unk_pending = m->unk_id;
-                unk_start = (uint32_t)i;
                 unk_len = (uint32_t)ulen;
             }
         }
         /* else: HF drops a unit that has no id and no unk token */
         i += ulen;
     }
-    if (unk_pending >= 0 && push_sym(sc, &n, (uint32_t)unk_pending, unk_start, unk_len) != 0) return -1;
+    if (unk_pending >= 0) PUSH(unk_pending, unk_len);
+#undef PUSH
     if (n == 0) return 0;
     sc->syms[n - 1].next = -1;
     if (tr) {
@@ -223,6 +230,9 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
 
     /* 2. merge: lowest (rank, position) first */
     sc->heap_n = 0;
+    /* the first lookups are independent: start all their cache misses at once */
+    if (m->kind == TC_MODEL_BPE_MERGES)
+        for (size_t i = 0; i + 1 < n; i++) tc_pairmap_prefetch(&m->merges, sc->syms[i].id, sc->syms[i + 1].id);
     for (size_t i = 0; i + 1 < n; i++) {
         uint32_t rank, nid;
         if (pair_merge(m, chunk, &sc->syms[i], &sc->syms[i + 1], &rank, &nid) &&

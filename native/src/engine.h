@@ -12,6 +12,7 @@
 typedef struct tc_strmap_slot {
     uint32_t id1;         /* id + 1, 0 = empty */
     uint32_t hash;        /* low 32 bits of the key's hash: skips most compares */
+    uint32_t off, len;    /* the key in the vocabulary pool: one cache miss less */
 } tc_strmap_slot;
 
 typedef struct tc_strmap {
@@ -164,10 +165,41 @@ int64_t tc_vocab_find(const tc_vocab *v, const uint8_t *s, size_t len);
 void tc_vocab_free(tc_vocab *v);
 int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err);
 int64_t tc_strmap_find(const tc_strmap *m, const tc_vocab *v, int by_bytes, const uint8_t *s, size_t len);
+int64_t tc_strmap_find_h(const tc_strmap *m, const tc_vocab *v, const uint8_t *s, size_t len, uint64_t h);
+static inline void tc_strmap_prefetch(const tc_strmap *m, uint64_t h) {
+#if defined(__GNUC__)
+    if (m->slots) __builtin_prefetch(&m->slots[(size_t)(h >> 32) & (m->cap - 1)]);
+#else
+    (void)m; (void)h;
+#endif
+}
 void tc_strmap_free(tc_strmap *m);
 int tc_pairmap_init(tc_pairmap *m, size_t expected);
 int tc_pairmap_put(tc_pairmap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id);
-const tc_merge *tc_pairmap_get(const tc_pairmap *m, uint32_t a, uint32_t b);
+static inline size_t tc_pair_hash(uint64_t key) {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDull;
+    key ^= key >> 33;
+    return (size_t)key;
+}
+static inline const tc_merge *tc_pairmap_get(const tc_pairmap *m, uint32_t a, uint32_t b) {
+    if (!m->slots) return NULL;
+    uint64_t key = ((uint64_t)a << 32) | b;
+    size_t mask = m->cap - 1, i = tc_pair_hash(key) & mask;
+    for (;;) {
+        const tc_merge *s = &m->slots[i];
+        if (s->key == key) return s;
+        if (s->key == UINT64_MAX) return NULL;
+        i = (i + 1) & mask;
+    }
+}
+static inline void tc_pairmap_prefetch(const tc_pairmap *m, uint32_t a, uint32_t b) {
+#if defined(__GNUC__)
+    if (m->slots) __builtin_prefetch(&m->slots[tc_pair_hash(((uint64_t)a << 32) | b) & (m->cap - 1)]);
+#else
+    (void)m; (void)a; (void)b;
+#endif
+}
 void tc_pairmap_free(tc_pairmap *m);
 static inline const uint8_t *tc_entry_str(const tc_vocab *v, uint32_t id) { return v->pool.data + v->entries[id].str_off; }
 static inline const uint8_t *tc_entry_bytes(const tc_vocab *v, uint32_t id) { return v->pool.data + v->entries[id].bytes_off; }

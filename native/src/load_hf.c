@@ -267,6 +267,8 @@ static int dup_str(ld *L, const tc_json *s, char **out, size_t *len) {
     return 0;
 }
 
+static int load_merges(ld *L, const tc_json *merges);
+
 static int load_model(ld *L, const tc_json *v) {
     const char *path = "$.model";
     if (!v || v->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "expected an object (is this a vocab.json? then give merges.txt too)%s", NULL);
@@ -319,48 +321,98 @@ static int load_model(ld *L, const tc_json *v) {
 
     /* merges: "a b" strings or ["a", "b"] pairs; rank = position */
     if (tc_pairmap_init(&m->merges, merges->u.arr.n) != 0) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    return load_merges(L, merges);
+}
+
+/* One merge, split and hashed ahead of use so its table slots can be
+ * prefetched: loading is bound by cache misses in the 151k-entry table. */
+typedef struct merge_job {
+    const char *a, *b;
+    size_t al, bl;
+    uint64_t ha, hb, hab;
+    int ok;             /* 0: malformed, reported when its turn comes */
+    uint8_t cat[128];   /* a + b (minus prefix) when short enough */
+    size_t catlen;
+} merge_job;
+
+#define MERGE_AHEAD 8
+
+static void merge_prepare(const tc_model *m, const tc_json *it, merge_job *j) {
+    j->ok = 0;
+    if (it->type == TC_JSON_STRING) {
+        const char *s = it->u.str.s;
+        const char *sp = memchr(s, ' ', it->u.str.len);
+        if (!sp || memchr(sp + 1, ' ', it->u.str.len - (size_t)(sp + 1 - s))) return;
+        j->a = s; j->al = (size_t)(sp - s); j->b = sp + 1; j->bl = it->u.str.len - j->al - 1;
+    } else if (it->type == TC_JSON_ARRAY && it->u.arr.n == 2 && it->u.arr.items[0].type == TC_JSON_STRING &&
+               it->u.arr.items[1].type == TC_JSON_STRING) {
+        j->a = it->u.arr.items[0].u.str.s; j->al = it->u.arr.items[0].u.str.len;
+        j->b = it->u.arr.items[1].u.str.s; j->bl = it->u.arr.items[1].u.str.len;
+    } else {
+        return;
+    }
+    j->ok = 1;
+    j->ha = tc_hash_bytes((const uint8_t *)j->a, j->al);
+    j->hb = tc_hash_bytes((const uint8_t *)j->b, j->bl);
+    j->catlen = SIZE_MAX;
+    if (j->bl >= m->cont_prefix_len && j->al + j->bl - m->cont_prefix_len <= sizeof j->cat) {
+        memcpy(j->cat, j->a, j->al);
+        memcpy(j->cat + j->al, j->b + m->cont_prefix_len, j->bl - m->cont_prefix_len);
+        j->catlen = j->al + j->bl - m->cont_prefix_len;
+        j->hab = tc_hash_bytes(j->cat, j->catlen);
+        tc_strmap_prefetch(&m->vocab.by_str, j->hab);
+    }
+    tc_strmap_prefetch(&m->vocab.by_str, j->ha);
+    tc_strmap_prefetch(&m->vocab.by_str, j->hb);
+}
+
+static int load_merges(ld *L, const tc_json *merges) {
+    tc_model *m = &L->tok->model;
+    const tc_vocab *v = &m->vocab;
+    uint32_t n = merges->u.arr.n;
+    merge_job ring[MERGE_AHEAD];
     tc_buf tmp = {0};
-    for (uint32_t r = 0; r < merges->u.arr.n; r++) {
+    for (uint32_t r = 0; r < n && r < MERGE_AHEAD; r++) merge_prepare(m, &merges->u.arr.items[r], &ring[r]);
+    for (uint32_t r = 0; r < n; r++) {
+        merge_job *j = &ring[r % MERGE_AHEAD];
         const tc_json *it = &merges->u.arr.items[r];
-        const char *a, *b;
-        size_t al, bl;
         char p[64];
-        p[0] = 0;   /* the path is formatted only for an error */
 #define MPATH (snprintf(p, sizeof p, "$.model.merges[%u]", r), p)
-        if (it->type == TC_JSON_STRING) {
-            const char *s = it->u.str.s;
-            const char *sp = memchr(s, ' ', it->u.str.len);
-            if (!sp || memchr(sp + 1, ' ', it->u.str.len - (size_t)(sp + 1 - s))) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, MPATH, "a merge must be two tokens separated by one space%s", NULL); }
-            a = s; al = (size_t)(sp - s); b = sp + 1; bl = it->u.str.len - al - 1;
-        } else if (it->type == TC_JSON_ARRAY && it->u.arr.n == 2 && it->u.arr.items[0].type == TC_JSON_STRING &&
-                   it->u.arr.items[1].type == TC_JSON_STRING) {
-            a = it->u.arr.items[0].u.str.s; al = it->u.arr.items[0].u.str.len;
-            b = it->u.arr.items[1].u.str.s; bl = it->u.arr.items[1].u.str.len;
-        } else {
+        if (!j->ok) {
             tc_buf_free(&tmp);
-            return fail(L, TC_ERR_FORMAT, it, MPATH, "a merge must be \"a b\" or [\"a\", \"b\"]%s", NULL);
+            return fail(L, TC_ERR_FORMAT, it, MPATH, "a merge must be \"a b\" or [\"a\", \"b\"] (two tokens, one space)%s", NULL);
         }
-        int64_t ia = tc_vocab_find(&m->vocab, (const uint8_t *)a, al);
-        int64_t ib = tc_vocab_find(&m->vocab, (const uint8_t *)b, bl);
+        int64_t ia = tc_strmap_find_h(&v->by_str, v, (const uint8_t *)j->a, j->al, j->ha);
+        int64_t ib = tc_strmap_find_h(&v->by_str, v, (const uint8_t *)j->b, j->bl, j->hb);
         if (ia < 0 || ib < 0) {
             tc_buf_free(&tmp);
             char what[200];
-            snprintf(what, sizeof what, "%.80s", ia < 0 ? a : b);
+            snprintf(what, sizeof what, "%.*s", (int)((ia < 0 ? j->al : j->bl) > 80 ? 80 : (ia < 0 ? j->al : j->bl)), ia < 0 ? j->a : j->b);
             return fail(L, TC_ERR_FORMAT, it, MPATH, "merge names a token that is not in the vocabulary: \"%s\"", what);
         }
-        if (bl < m->cont_prefix_len) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, MPATH, "merge token shorter than continuing_subword_prefix%s", NULL); }
-        tmp.len = 0;
-        if (tc_buf_append(&tmp, a, al) != 0 || tc_buf_append(&tmp, b + m->cont_prefix_len, bl - m->cont_prefix_len) != 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory"); }
-        int64_t in = tc_vocab_find(&m->vocab, tmp.data, tmp.len);
+        if (j->bl < m->cont_prefix_len) { tc_buf_free(&tmp); return fail(L, TC_ERR_FORMAT, it, MPATH, "merge token shorter than continuing_subword_prefix%s", NULL); }
+        int64_t in;
+        const uint8_t *cat;
+        size_t catlen;
+        if (j->catlen != SIZE_MAX) {
+            cat = j->cat; catlen = j->catlen;
+            in = tc_strmap_find_h(&v->by_str, v, cat, catlen, j->hab);
+        } else {
+            tmp.len = 0;
+            if (tc_buf_append(&tmp, j->a, j->al) != 0 || tc_buf_append(&tmp, j->b + m->cont_prefix_len, j->bl - m->cont_prefix_len) != 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory"); }
+            cat = tmp.data; catlen = tmp.len;
+            in = tc_vocab_find(v, cat, catlen);
+        }
         if (in < 0) {
             char what[200];
-            snprintf(what, sizeof what, "%.*s", (int)(tmp.len > 80 ? 80 : tmp.len), (const char *)tmp.data);
+            snprintf(what, sizeof what, "%.*s", (int)(catlen > 80 ? 80 : catlen), (const char *)cat);
             tc_buf_free(&tmp);
             return fail(L, TC_ERR_FORMAT, it, MPATH, "the merged token \"%s\" is not in the vocabulary", what);
         }
-        if (tc_pairmap_put(&m->merges, (uint32_t)ia, (uint32_t)ib, r, (uint32_t)in) < 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "merge table full"); }
-    }
 #undef MPATH
+        if (tc_pairmap_put(&m->merges, (uint32_t)ia, (uint32_t)ib, r, (uint32_t)in) < 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "merge table full"); }
+        if (r + MERGE_AHEAD < n) merge_prepare(m, &merges->u.arr.items[r + MERGE_AHEAD], j);
+    }
     tc_buf_free(&tmp);
     return 0;
 }
@@ -383,15 +435,37 @@ static int load_added(ld *L, const tc_json *arr) {
             return fail(L, TC_ERR_FORMAT, it, p, "an added token needs an integer \"id\" and a string \"content\"%s", NULL);
         }
         tc_added_token_spec *s = &specs[i];
-        s->id = (uint32_t)id->u.num.i;
+        s->id = (uint32_t)id->u.num.i;   /* what the file says; HF's own numbering below */
         s->content = content->u.str.s;
         s->content_len = content->u.str.len;
         if (get_bool(L, it, "special", p, 0, &s->special) || get_bool(L, it, "lstrip", p, 0, &s->lstrip) ||
             get_bool(L, it, "rstrip", p, 0, &s->rstrip) || get_bool(L, it, "single_word", p, 0, &s->single_word) ||
             get_bool(L, it, "normalized", p, !s->special, &s->normalized)) { free(specs); return L->err->code; }
     }
+    /* subtle: HF does not take the ids from the file. It adds the tokens in
+     * order: a content already added or in the model keeps that id, a new one
+     * gets the next id after the model's entry count (or after the highest
+     * added id when that is already past it). Files written by HF agree with
+     * this; a file that does not is encoded as HF would encode it. */
+    uint32_t model_count = 0;
+    for (uint32_t k = 0; k < L->tok->model.vocab.n; k++) model_count += L->tok->model.vocab.entries[k].present;
+    uint32_t nspec = 0;
+    int64_t max_added = -1;
+    for (uint32_t i = 0; i < arr->u.arr.n; i++) {
+        tc_added_token_spec *s = &specs[i];
+        int dup = 0;
+        for (uint32_t k = 0; k < nspec; k++)
+            if (specs[k].content_len == s->content_len && memcmp(specs[k].content, s->content, s->content_len) == 0) dup = 1;
+        if (dup) continue;   /* the first of equal contents wins */
+        int64_t mid = tc_vocab_find(&L->tok->model.vocab, (const uint8_t *)s->content, s->content_len);
+        if (mid >= 0) s->id = (uint32_t)mid;
+        else if (max_added < 0) s->id = model_count;
+        else s->id = ((uint32_t)max_added >= model_count || model_count == 0) ? (uint32_t)max_added + 1 : model_count;
+        if ((int64_t)s->id > max_added) max_added = s->id;
+        specs[nspec++] = *s;
+    }
     tc_error e = {0};
-    int r = tc_add_tokens(L->tok, specs, arr->u.arr.n, &e);
+    int r = tc_add_tokens(L->tok, specs, nspec, &e);
     free(specs);
     if (r != TC_OK) return fail(L, e.code, arr, "$.added_tokens", "%s", e.msg);
     return 0;

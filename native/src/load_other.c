@@ -248,38 +248,69 @@ static long b64decode(const uint8_t *s, size_t n, uint8_t *out) {
     return (long)o;
 }
 
-/* Recovers the merge that creates token `id` (its bytes b[0..n)): rank-BPE
- * on its own bytes using only tokens of lower rank; two parts left = the
- * merge. Returns 1 and the two ids, 0 when no such pair. */
-static int recover_merge(const tc_model *m, tc_bpe_scratch *sc, const uint8_t *b, size_t n, uint32_t id,
+/* Scratch for recover_merge, reused across tokens. */
+typedef struct recover_scratch {
+    uint32_t *st, *ln, *pid, *prank;   /* part start, length, id, rank of (part, next) */
+    size_t cap;
+} recover_scratch;
+
+static int recover_reserve(recover_scratch *rs, size_t n) {
+    if (n <= rs->cap) return 0;
+    size_t c = rs->cap ? rs->cap : 64;
+    while (c < n) c *= 2;
+    uint32_t *a = realloc(rs->st, c * sizeof *a);
+    if (!a) return -1;
+    rs->st = a;
+    if (!(a = realloc(rs->ln, c * sizeof *a))) return -1;
+    rs->ln = a;
+    if (!(a = realloc(rs->pid, c * sizeof *a))) return -1;
+    rs->pid = a;
+    if (!(a = realloc(rs->prank, c * sizeof *a))) return -1;
+    rs->prank = a;
+    rs->cap = c;
+    return 0;
+}
+
+/* Rank (id) of the concatenation of parts k and k+1 if below `limit`. */
+static uint32_t part_rank(const tc_model *m, const recover_scratch *rs, const uint8_t *b, size_t k, uint32_t limit) {
+    int64_t x = tc_strmap_find(&m->by_bytes, &m->vocab, 1, b + rs->st[k], (size_t)rs->ln[k] + rs->ln[k + 1]);
+    return (x >= 0 && (uint32_t)x < limit) ? (uint32_t)x : UINT32_MAX;
+}
+
+/* Recovers the merge that creates token `id` (its bytes b[0..n)): tiktoken's
+ * rank-BPE on its own bytes using only tokens of lower rank; the two parts
+ * left are the merge (transformers' TikTokenConverter does the same). The
+ * ranks of unchanged neighbours are kept, so a step costs two lookups.
+ * Returns 1 and the two ids, 0 when no such pair, -1 on OOM. */
+static int recover_merge(const tc_model *m, recover_scratch *rs, const uint8_t *b, size_t n, uint32_t id,
                          uint32_t *left, uint32_t *right) {
-    /* parts as (start, len, id); simple O(n^2): tokens are short */
-    uint32_t st[TC_MAX_TOKEN_BYTES > 256 ? 256 : TC_MAX_TOKEN_BYTES];
-    uint32_t ln[256], pid[256];
-    if (n > 256 || n < 2) return 0;
+    if (n < 2) return 0;
+    if (recover_reserve(rs, n) != 0) return -1;
     size_t k = n;
     for (size_t i = 0; i < n; i++) {
-        st[i] = (uint32_t)i; ln[i] = 1;
         int64_t x = m->byte_ids[b[i]];
         if (x < 0) return 0;
-        pid[i] = (uint32_t)x;
+        rs->st[i] = (uint32_t)i; rs->ln[i] = 1; rs->pid[i] = (uint32_t)x;
     }
-    (void)sc;
+    for (size_t i = 0; i + 1 < k; i++) rs->prank[i] = part_rank(m, rs, b, i, id);
     while (k > 2) {
         uint32_t best = UINT32_MAX;
         size_t bi = 0;
-        for (size_t i = 0; i + 1 < k; i++) {
-            int64_t x = tc_strmap_find(&m->by_bytes, &m->vocab, 1, b + st[i], (size_t)ln[i] + ln[i + 1]);
-            if (x >= 0 && (uint32_t)x < id && (uint32_t)x < best) { best = (uint32_t)x; bi = i; }
-        }
+        for (size_t i = 0; i + 1 < k; i++)
+            if (rs->prank[i] < best) { best = rs->prank[i]; bi = i; }
         if (best == UINT32_MAX) return 0;
-        ln[bi] += ln[bi + 1];
-        pid[bi] = best;
-        for (size_t i = bi + 1; i + 1 < k; i++) { st[i] = st[i + 1]; ln[i] = ln[i + 1]; pid[i] = pid[i + 1]; }
+        rs->ln[bi] += rs->ln[bi + 1];
+        rs->pid[bi] = best;
+        for (size_t i = bi + 1; i + 1 < k; i++) {
+            rs->st[i] = rs->st[i + 1]; rs->ln[i] = rs->ln[i + 1]; rs->pid[i] = rs->pid[i + 1];
+            rs->prank[i] = rs->prank[i + 1];
+        }
         k--;
+        if (bi + 1 < k) rs->prank[bi] = part_rank(m, rs, b, bi, id);
+        if (bi > 0) rs->prank[bi - 1] = part_rank(m, rs, b, bi - 1, id);
     }
-    *left = pid[0];
-    *right = pid[1];
+    *left = rs->pid[0];
+    *right = rs->pid[1];
     return 1;
 }
 
@@ -353,13 +384,19 @@ tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset
     if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
     /* recover merges in rank order */
     if (tc_pairmap_init(&m->merges, nt) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    recover_scratch rs = {0};
     for (uint32_t id = 0; id < m->vocab.n; id++) {
         const tc_entry *e = &m->vocab.entries[id];
         if (!e->present || e->bytes_len < 2) continue;
         uint32_t l, r;
-        if (recover_merge(m, NULL, tc_entry_bytes(&m->vocab, id), e->bytes_len, id, &l, &r))
-            if (tc_pairmap_put(&m->merges, l, r, id, id) < 0) { tc_error_set(err, TC_ERR_NOMEM, "merge table full"); goto fail; }
+        int got = recover_merge(m, &rs, tc_entry_bytes(&m->vocab, id), e->bytes_len, id, &l, &r);
+        if (got < 0 || (got == 1 && tc_pairmap_put(&m->merges, l, r, id, id) < 0)) {
+            free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
+            tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
     }
+    free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
     m->kind = TC_MODEL_BPE_MERGES;
     if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
     if (preset_specials(tok, preset, err) != TC_OK) goto fail;

@@ -143,10 +143,6 @@ static inline tc_span range_align(const enc_ctx *c, uint32_t base, size_t a, siz
     return s;
 }
 
-static inline int is_special_id(const tc_tokenizer *tok, uint32_t id) {
-    if (id >= tok->added_by_id_n || !tok->added_by_id[id]) return 0;
-    return tok->added[tok->added_by_id[id] - 1].spec.special != 0;
-}
 
 /* ---- trace helpers ----------------------------------------------------- */
 
@@ -237,14 +233,20 @@ have_tokens:;
     for (size_t k = 0; k < ntoks; k++) {
         size_t a = toks[k].start, b = toks[k].end;
         tc_span sp;
+        if (b > clen) {
+            /* subtle: a symbol past the chunk's end (byte fallback on a
+             * suffixed string) has no alignment; HF keeps its raw offsets */
+            if (enc_push(c, toks[k].id, (uint32_t)a, (uint32_t)b, 0 /* model output is never special */) != 0) return -1;
+            continue;
+        }
         /* subtle: the virtual prefix space aligns to the chunk's first char */
         sp.start = seg_align(c, base, pc->start + (a > pre ? a - pre : 0)).start;
         sp.end = seg_align(c, base, pc->start + (b > pre ? b - pre - 1 : 0)).end;
-        if (plen == 0) sp.start = sp.end = base + pc->start;
-        if (enc_push(c, toks[k].id, sp.start, sp.end, (uint8_t)is_special_id(tok, toks[k].id)) != 0) return -1;
+        if (plen == 0) sp = seg_align(c, base, pc->start);   /* only the prefix space: its chunk's first char */
+        if (enc_push(c, toks[k].id, sp.start, sp.end, 0 /* model output is never special */) != 0) return -1;
     }
     if (c->tr) {
-        tc_span orig = plen ? range_align(c, base, pc->start, pc->end) : (tc_span){base, base};
+        tc_span orig = plen ? range_align(c, base, pc->start, pc->end) : seg_align(c, base, pc->start);
         if (trace_chunk(c, norm_base + pc->start, norm_base + pc->end, orig, -1, sym_first, step_first,
                         tok_first, pc->prefix_space) != 0) return -1;
     }
@@ -309,14 +311,19 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
 
 /* ---- post-processing ----------------------------------------------------- */
 
-static size_t count_space_chars(const uint8_t *s, size_t len, int from_end) {
+/* Leading (or trailing) characters of a token string that are 'Ġ' (the
+ * mapped space) or whitespace: their count, and the bytes they stand for in
+ * the text ('Ġ' is one byte, a whitespace character its UTF-8 length). */
+static size_t count_space_chars(const uint8_t *s, size_t len, int from_end, size_t *nbytes) {
     size_t count = 0;
+    *nbytes = 0;
     if (!from_end) {
         for (size_t i = 0; i < len;) {
             int n;
             uint32_t cp = tc_utf8_decode(s, len, i, &n);
             if (cp != 0x120 && !tc_unicode_is_space(cp)) break;
             count++;
+            *nbytes += cp == 0x120 ? 1 : (size_t)n;
             i += (size_t)n;
         }
     } else {
@@ -326,35 +333,49 @@ static size_t count_space_chars(const uint8_t *s, size_t len, int from_end) {
             while (j > 0 && (s[j] & 0xC0) == 0x80 && end - j < 4) j--;
             int n;
             uint32_t cp = tc_utf8_decode(s, len, j, &n);
-            if (j + (size_t)n != end) { cp = TC_CP_INVALID_BASE + s[end - 1]; j = end - 1; }
+            if (j + (size_t)n != end) { cp = TC_CP_INVALID_BASE + s[end - 1]; j = end - 1; n = 1; }
             if (cp != 0x120 && !tc_unicode_is_space(cp)) break;
             count++;
+            *nbytes += cp == 0x120 ? 1 : (size_t)n;
             end = j;
         }
     }
     return count;
 }
 
-/* ByteLevel post-processor with trim_offsets (HF process_offsets). The
- * leading/trailing counts are characters, added to byte offsets, as HF does. */
-static void trim_offsets(const tc_tokenizer *tok, tc_encoding *e, int add_prefix_space) {
+static void trim_pair(uint32_t *o, size_t lead, size_t trail, int is_first, int add_prefix_space) {
+    if (lead > 0) {
+        if (is_first && add_prefix_space && lead == 1) lead = 0;
+        uint64_t ns = (uint64_t)o[0] + lead;
+        o[0] = (uint32_t)(ns < o[1] ? ns : o[1]);
+    }
+    if (trail > 0 && o[1] >= trail) {
+        uint32_t ne = o[1] - (uint32_t)trail;
+        o[1] = ne > o[0] ? ne : o[0];
+    }
+}
+
+/* ByteLevel post-processor with trim_offsets (HF process_offsets). HF runs
+ * it on the offsets after their conversion to characters, so the counts are
+ * characters there; the byte offsets get the matching byte counts. */
+static void trim_offsets(const tc_tokenizer *tok, const uint8_t *text, tc_encoding *e, int add_prefix_space) {
     for (size_t i = 0; i < e->n; i++) {
         size_t slen;
         const char *s = tc_id_to_token(tok, e->ids[i], &slen);
         if (!s) continue;
-        size_t lead = count_space_chars((const uint8_t *)s, slen, 0);
-        size_t trail = count_space_chars((const uint8_t *)s, slen, 1);
-        uint32_t *o = &e->offsets[2 * i];
-        if (lead > 0) {
-            int is_first = i == 0 || o[0] == 0;
-            if (is_first && add_prefix_space && lead == 1) lead = 0;
-            uint64_t ns = (uint64_t)o[0] + lead;
-            o[0] = (uint32_t)(ns < o[1] ? ns : o[1]);
+        /* subtle: an added token matched in the text carries the matched
+         * slice as its string in HF, lstrip/rstrip whitespace included */
+        if (tc_is_added(tok, e->ids[i]) && e->offsets[2 * i + 1] > e->offsets[2 * i]) {
+            s = (const char *)text + e->offsets[2 * i];
+            slen = e->offsets[2 * i + 1] - e->offsets[2 * i];
         }
-        if (trail > 0 && o[1] >= trail) {
-            uint32_t ne = o[1] - (uint32_t)trail;
-            o[1] = ne > o[0] ? ne : o[0];
-        }
+        size_t lb, tb;
+        size_t lead = count_space_chars((const uint8_t *)s, slen, 0, &lb);
+        size_t trail = count_space_chars((const uint8_t *)s, slen, 1, &tb);
+        if (lead == 0 && trail == 0) continue;
+        uint32_t *co = &e->char_offsets[2 * i], *bo = &e->offsets[2 * i];
+        trim_pair(co, lead, trail, i == 0 || co[0] == 0, add_prefix_space);
+        trim_pair(bo, lb, tb, i == 0 || bo[0] == 0, add_prefix_space);
     }
 }
 
@@ -369,10 +390,12 @@ static int apply_template(enc_ctx *c, const tc_post *pp) {
     tc_encoding old = *e;
     uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
     uint32_t *off = malloc((n ? n : 1) * 2 * sizeof *off);
+    uint32_t *co = malloc((n ? n : 1) * 2 * sizeof *co);
     uint8_t *sp = malloc(n ? n : 1);
-    if (!ids || !off || !sp) { free(ids); free(off); free(sp); return -1; }
+    if (!ids || !off || !co || !sp) { free(ids); free(off); free(co); free(sp); return -1; }
     memcpy(ids, old.ids, n * sizeof *ids);
     memcpy(off, old.offsets, n * 2 * sizeof *off);
+    memcpy(co, old.char_offsets, n * 2 * sizeof *co);
     memcpy(sp, old.special, n);
     e->n = 0;
     for (size_t i = 0; i < pp->nsingle; i++) {
@@ -380,6 +403,7 @@ static int apply_template(enc_ctx *c, const tc_post *pp) {
         if (p->is_sequence) {
             memcpy(e->ids + e->n, ids, n * sizeof *ids);
             memcpy(e->offsets + 2 * e->n, off, n * 2 * sizeof *off);
+            memcpy(e->char_offsets + 2 * e->n, co, n * 2 * sizeof *co);
             memcpy(e->special + e->n, sp, n);
             e->n += n;
         } else {
@@ -387,12 +411,14 @@ static int apply_template(enc_ctx *c, const tc_post *pp) {
                 e->ids[e->n] = p->ids[k];
                 e->offsets[2 * e->n] = 0;
                 e->offsets[2 * e->n + 1] = 0;
+                e->char_offsets[2 * e->n] = 0;
+                e->char_offsets[2 * e->n + 1] = 0;
                 e->special[e->n] = 1;
                 e->n++;
             }
         }
     }
-    free(ids); free(off); free(sp);
+    free(ids); free(off); free(co); free(sp);
     return 0;
 }
 
@@ -460,7 +486,7 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
         } else {
             /* end not in the map: the char of end - 1, plus one */
             co[0] = (uint32_t)cs;
-            co[1] = (uint32_t)((be >= 1 && be - 1 < len) ? char_at(&x, be - 1) + 1 : cs + 1);
+            co[1] = (uint32_t)((be >= 1 && be - 1 < len) ? char_at(&x, be - 1) + 1 : cs + 2);   /* HF: unwrap_or(start + 1) + 1 */
         }
     }
     free(x.ck_byte); free(x.ck_char);
@@ -511,16 +537,16 @@ int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_
         if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: the pre-tokenizer regex exceeded its step limit on this text"); goto done; }
         if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     }
-    /* post-processors */
+    /* HF converts offsets to characters per split, before post-processing */
+    if (char_offsets(c.text, len, out) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     for (int i = 0; i < tok->npost; i++) {
         const tc_post *pp = &tok->post[i];
         if (pp->kind == TC_POST_BYTELEVEL) {
-            if (pp->trim_offsets) trim_offsets(tok, out, pp->add_prefix_space);
+            if (pp->trim_offsets) trim_offsets(tok, c.text, out, pp->add_prefix_space);
         } else if (pp->kind == TC_POST_TEMPLATE && add_special_tokens) {
             if (apply_template(&c, pp) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
         }
     }
-    if (char_offsets(c.text, len, out) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
 done:
     if (rc != TC_OK) out->n = 0;
     tc_bpe_scratch_free(&c.bpe);

@@ -98,45 +98,41 @@ static int apply_behavior(tc_pretok_scratch *sc, tc_piece_list *out, uint32_t ba
         free(segs);
         return 0; /* an empty chunk yields only an empty split, dropped */
     }
-    /* 2. behaviors */
+    /* 2. behaviors, folding as HF does; empty ranges take part in the fold
+     * and are dropped only at the end */
+    typedef struct { size_t s, e; } rng;
+    rng *res = malloc((nsegs ? nsegs : 1) * sizeof *res);
+    if (!res) { free(segs); return -1; }
+    size_t nres = 0;
     int rc = 0;
     if (beh == TC_SPLIT_ISOLATED || beh == TC_SPLIT_REMOVED) {
-        for (size_t i = 0; i < nsegs && rc == 0; i++) {
+        for (size_t i = 0; i < nsegs; i++) {
             if (beh == TC_SPLIT_REMOVED && segs[i].m) continue;
-            rc = piece_push(out, base + (uint32_t)segs[i].s, base + (uint32_t)segs[i].e, 0);
+            res[nres++] = (rng){segs[i].s, segs[i].e};
         }
     } else if (beh == TC_SPLIT_CONTIGUOUS || beh == TC_SPLIT_MERGED_PREV) {
-        size_t first = out->n;
         int previous_match = 0;
-        for (size_t i = 0; i < nsegs && rc == 0; i++) {
+        for (size_t i = 0; i < nsegs; i++) {
             int merge = beh == TC_SPLIT_CONTIGUOUS ? (segs[i].m == previous_match)
                                                    : (segs[i].m && !previous_match);
-            if (merge && out->n > first) {
-                out->v[out->n - 1].end = base + (uint32_t)segs[i].e;
-            } else {
-                /* push without the empty filter: ranges here are never empty */
-                rc = piece_push(out, base + (uint32_t)segs[i].s, base + (uint32_t)segs[i].e, 0);
-            }
+            if (merge && nres > 0) res[nres - 1].e = segs[i].e;
+            else res[nres++] = (rng){segs[i].s, segs[i].e};
             previous_match = segs[i].m;
         }
-    } else { /* MERGED_NEXT: fold from the right */
-        size_t first = out->n;
+    } else { /* MERGED_NEXT: fold from the right, then reverse */
         int previous_match = 0;
-        for (size_t i = nsegs; i-- > 0 && rc == 0;) {
-            if (segs[i].m && !previous_match && out->n > first) {
-                out->v[out->n - 1].start = base + (uint32_t)segs[i].s;
-            } else {
-                rc = piece_push(out, base + (uint32_t)segs[i].s, base + (uint32_t)segs[i].e, 0);
-            }
+        for (size_t i = nsegs; i-- > 0;) {
+            if (segs[i].m && !previous_match && nres > 0) res[nres - 1].s = segs[i].s;
+            else res[nres++] = (rng){segs[i].s, segs[i].e};
             previous_match = segs[i].m;
         }
-        /* reverse what this chunk added */
-        for (size_t i = first, j = out->n; i + 1 < j; i++, j--) {
-            tc_piece t = out->v[i];
-            out->v[i] = out->v[j - 1];
-            out->v[j - 1] = t;
+        for (size_t i = 0, j = nres; i + 1 < j; i++, j--) {
+            rng t = res[i]; res[i] = res[j - 1]; res[j - 1] = t;
         }
     }
+    for (size_t i = 0; i < nres && rc == 0; i++)
+        rc = piece_push(out, base + (uint32_t)res[i].s, base + (uint32_t)res[i].e, 0);
+    free(res);
     free(segs);
     return rc;
 }

@@ -100,7 +100,8 @@ typedef struct tc_encoding {
     uint32_t *ids;
     uint32_t *offsets;       /* 2n: original byte offsets [start, end) */
     uint32_t *char_offsets;  /* 2n: the same in code points */
-    uint8_t *special;        /* 1 when the id is a special added token */
+    uint8_t *special;        /* 1 for a special added token matched in the text, or one the
+                              * template added; tokens of the model are never special */
 } tc_encoding;
 
 /* Trace of one encode: normalized text, chunks, merge steps. */

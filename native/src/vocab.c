@@ -89,17 +89,14 @@ int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int byt
     e->str_len = (uint32_t)len;
     if (tc_buf_append(&v->pool, s, len) != 0 || tc_buf_push(&v->pool, 0) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     if (byte_level) {
+        /* s is the caller's buffer, never the pool, so unmapping straight
+         * into the pool is safe even when the pool moves */
         size_t before = v->pool.len;
-        /* unmap reads from the pool itself: copy the source offset, since the
-         * pool may move while growing */
-        tc_buf tmp = {0};
-        int r = tc_bytelevel_unmap(s, len, &tmp);
-        if (r < 0) { tc_buf_free(&tmp); return tc_error_set(err, TC_ERR_NOMEM, "out of memory"); }
+        int r = tc_bytelevel_unmap(s, len, &v->pool);
+        if (r < 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
         e->bytes_off = (uint32_t)before;
-        e->bytes_len = (uint32_t)tmp.len;
-        int a = tc_buf_append(&v->pool, tmp.data, tmp.len);
-        tc_buf_free(&tmp);
-        if (a != 0 || tc_buf_push(&v->pool, 0) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        e->bytes_len = (uint32_t)(v->pool.len - before);
+        if (tc_buf_push(&v->pool, 0) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     } else {
         e->bytes_off = e->str_off;
         e->bytes_len = e->str_len;
@@ -129,11 +126,13 @@ int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err
         size_t i = (size_t)(h >> 32) & mask;
         for (;;) {
             tc_strmap_slot *sl = &m->slots[i];
-            if (sl->id1 == 0) { sl->id1 = id + 1; sl->hash = (uint32_t)h; m->used++; break; }
-            const tc_entry *o = &v->entries[sl->id1 - 1];
-            const uint8_t *os = v->pool.data + (by_bytes ? o->bytes_off : o->str_off);
-            uint32_t olen = by_bytes ? o->bytes_len : o->str_len;
-            if (sl->hash == (uint32_t)h && olen == len && memcmp(os, s, len) == 0) {
+            if (sl->id1 == 0) {
+                sl->id1 = id + 1; sl->hash = (uint32_t)h;
+                sl->off = by_bytes ? e->bytes_off : e->str_off; sl->len = len;
+                m->used++;
+                break;
+            }
+            if (sl->hash == (uint32_t)h && sl->len == len && memcmp(v->pool.data + sl->off, s, len) == 0) {
                 if (by_bytes) break;   /* same bytes, keep the lower id (rank) */
                 return tc_error_set(err, TC_ERR_FORMAT, "token \"%.*s\" appears twice (ids %u and %u)",
                                     (int)(len > 60 ? 60 : len), (const char *)s, sl->id1 - 1, id);
@@ -144,22 +143,22 @@ int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err
     return TC_OK;
 }
 
-int64_t tc_strmap_find(const tc_strmap *m, const tc_vocab *v, int by_bytes, const uint8_t *s, size_t len) {
+int64_t tc_strmap_find_h(const tc_strmap *m, const tc_vocab *v, const uint8_t *s, size_t len, uint64_t h) {
     if (!m->slots) return -1;
     size_t mask = m->cap - 1;
-    uint64_t h = tc_hash_bytes(s, len);
     size_t i = (size_t)(h >> 32) & mask;
     for (;;) {
         const tc_strmap_slot *sl = &m->slots[i];
         if (sl->id1 == 0) return -1;
-        if (sl->hash == (uint32_t)h) {
-            const tc_entry *o = &v->entries[sl->id1 - 1];
-            const uint8_t *os = v->pool.data + (by_bytes ? o->bytes_off : o->str_off);
-            uint32_t olen = by_bytes ? o->bytes_len : o->str_len;
-            if (olen == len && memcmp(os, s, len) == 0) return (int64_t)(sl->id1 - 1);
-        }
+        if (sl->hash == (uint32_t)h && sl->len == len && memcmp(v->pool.data + sl->off, s, len) == 0)
+            return (int64_t)(sl->id1 - 1);
         i = (i + 1) & mask;
     }
+}
+
+int64_t tc_strmap_find(const tc_strmap *m, const tc_vocab *v, int by_bytes, const uint8_t *s, size_t len) {
+    (void)by_bytes;   /* the slot knows where its key lives */
+    return tc_strmap_find_h(m, v, s, len, tc_hash_bytes(s, len));
 }
 
 void tc_strmap_free(tc_strmap *m) {
@@ -184,13 +183,6 @@ void tc_vocab_free(tc_vocab *v) {
 
 /* ---- merges ------------------------------------------------------------ */
 
-static inline size_t pair_hash(uint64_t key) {
-    key ^= key >> 33;
-    key *= 0xFF51AFD7ED558CCDull;
-    key ^= key >> 33;
-    return (size_t)key;
-}
-
 int tc_pairmap_init(tc_pairmap *m, size_t expected) {
     memset(m, 0, sizeof *m);
     m->cap = pow2_at_least(expected * 2 + 16);
@@ -205,7 +197,7 @@ int tc_pairmap_init(tc_pairmap *m, size_t expected) {
 int tc_pairmap_put(tc_pairmap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id) {
     if (m->used * 2 >= m->cap) return -1;
     uint64_t key = ((uint64_t)a << 32) | b;
-    size_t mask = m->cap - 1, i = pair_hash(key) & mask;
+    size_t mask = m->cap - 1, i = tc_pair_hash(key) & mask;
     while (m->slots[i].key != UINT64_MAX) {
         if (m->slots[i].key == key) {
             m->slots[i].rank = rank;
@@ -219,18 +211,6 @@ int tc_pairmap_put(tc_pairmap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_
     m->slots[i].new_id = new_id;
     m->used++;
     return 0;
-}
-
-const tc_merge *tc_pairmap_get(const tc_pairmap *m, uint32_t a, uint32_t b) {
-    if (!m->slots) return NULL;
-    uint64_t key = ((uint64_t)a << 32) | b;
-    size_t mask = m->cap - 1, i = pair_hash(key) & mask;
-    for (;;) {
-        const tc_merge *s = &m->slots[i];
-        if (s->key == key) return s;
-        if (s->key == UINT64_MAX) return NULL;
-        i = (i + 1) & mask;
-    }
 }
 
 void tc_pairmap_free(tc_pairmap *m) {
