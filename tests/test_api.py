@@ -1,0 +1,145 @@
+"""The Python API: loading, queries, trace, CLI, threads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+
+import numpy as np
+from conftest import pair
+from corpus import random_texts
+
+from tokinspect import Tokenizer
+from tokinspect.cli import main
+
+
+def test_default_tokenizer_facts():
+    tok = Tokenizer.default()
+    assert tok.vocab_size == 151669
+    assert tok.token_to_id("Hello") == 9707 and tok.id_to_token(9707) == "Hello"
+    assert tok.id_to_token(220) == "Ġ" and tok.id_to_bytes(220) == b" "
+    assert tok.id_to_token(151644) == "<|im_start|>" and tok.is_special(151644)
+    assert not tok.is_special(151657)          # <tool_call>: added, not special
+    assert tok.id_to_token(10**9) is None and tok.token_to_id("no such token ☃☃☃") is None
+    specials = [a for a in tok.added_tokens if a["special"]]
+    assert len(tok.added_tokens) == 26 and len(specials) == 14
+
+
+def test_added_tokens_match_qwen3_config(qwen3_json):
+    """The embedded Qwen3 added tokens are those of Qwen3's tokenizer.json."""
+    doc = json.loads(qwen3_json.read_text(encoding="utf-8"))
+    want = [(a["id"], a["content"], a["special"]) for a in doc["added_tokens"]]
+    got = [(a["id"], a["content"], a["special"]) for a in Tokenizer.default().added_tokens]
+    assert got == want
+
+
+def test_encoding_arrays():
+    tok = Tokenizer.default()
+    enc = tok.encode("Hello world<|im_end|>")
+    assert enc.ids.dtype == np.uint32 and enc.offsets.shape == (3, 2)
+    assert enc.tokens == ["Hello", "Ġworld", "<|im_end|>"]
+    assert enc.token_bytes == [b"Hello", b" world", b"<|im_end|>"]
+    assert enc.special_mask.tolist() == [0, 0, 1]
+    assert enc.byte_offsets.tolist() == [[0, 5], [5, 11], [11, 21]]
+    assert not enc.ids.flags.writeable        # a view on engine memory, not a copy per token
+
+
+def test_offsets_in_chars_and_bytes():
+    tok = Tokenizer.default()
+    text = "中文 naïve 🦙"
+    enc = tok.encode(text)
+    for (cs, ce), (bs, be), raw in zip(enc.offsets.tolist(), enc.byte_offsets.tolist(), enc.token_bytes):
+        assert text.encode()[bs:be].startswith(raw[:1]) or len(raw) < be - bs
+        assert 0 <= cs <= ce <= len(text)
+
+
+def test_decode():
+    tok = Tokenizer.default()
+    ids = tok.encode("<|im_start|>user\nhi<|im_end|>").ids
+    assert tok.decode(ids) == "<|im_start|>user\nhi<|im_end|>"
+    assert tok.decode(ids, skip_special_tokens=True) == "user\nhi"
+    assert tok.decode([99, 10**9, -1]) == tok.decode([99])        # unknown ids are skipped, as HF
+    assert tok.decode([16144]) == "\ufffd" or len(tok.decode_bytes([16144])) >= 1
+
+
+def test_trace_replays_to_the_encoding():
+    tok = Tokenizer.default()
+    for text in ["Hello naïve world", "e\u0301x 中文 <|im_start|>ok", "  \n\n tabs\tand 12345"]:
+        tr = tok.trace(text)
+        ids = tr.encoding.ids.tolist()
+        assert ids == tok.encode(text).ids.tolist()
+        rebuilt = []
+        for ch in tr.chunks:
+            if ch.added_id is not None:
+                rebuilt.append(ch.added_id)
+                continue
+            steps = ch.steps()
+            for st in steps:
+                assert st.symbols[st.index] == st.left and st.symbols[st.index + 1] == st.right
+            ranks = [st.rank for st in steps]
+            assert all(r >= 0 for r in ranks)
+            rebuilt += ch.final()
+            a, b = ch.token_range
+            assert ch.final() == ids[a:b]
+        assert rebuilt == ids
+
+
+def test_trace_normalization_alignment():
+    tok = Tokenizer.default()
+    tr = tok.trace("e\u0301 x")          # NFC composes e + U+0301
+    assert tr.normalized_changed
+    assert tr.normalized_text == "\u00e9 x"
+    # é (2 bytes) aligns to the original 'e' (HF's alignment rule)
+    assert tr.norm_align[:2].tolist() == [[0, 1], [0, 1]]
+
+
+def test_threads_share_one_handle(qwen3_json):
+    ours, _ = pair(qwen3_json)
+    texts = random_texts(seed=31, n=400)
+    want = [e.ids.tolist() for e in ours.encode_batch(texts)]
+    errors = []
+
+    def work(k: int) -> None:
+        for i in range(k, len(texts), 4):
+            if ours.encode(texts[i]).ids.tolist() != want[i]:
+                errors.append(i)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_cli_encode_decode_info(capsys, qwen3_json):
+    assert main(["encode", "-t", str(qwen3_json), "Hello world"]) == 0
+    assert capsys.readouterr().out.strip() == "9707 1879"
+    assert main(["encode", "--json", "Hello world"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ids"] == [9707, 1879] and out["tokens"] == ["Hello", "Ġworld"] and out["offsets"] == [[0, 5], [5, 11]]
+    assert main(["decode", "9707", "1879"]) == 0
+    assert capsys.readouterr().out == "Hello world"
+    assert main(["info", str(qwen3_json)]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["vocab_size"] == 151669 and len(info["sha256"]) == 64
+    assert main(["trace", "Hello"]) == 0
+    assert "rank" in capsys.readouterr().out
+
+
+def test_cli_jsonl_and_errors(tmp_path):
+    lines = ['"Hello world"', '{"text": "<|im_start|>x", "add_special_tokens": true}', "not json", '"a\\nb"']
+    res = subprocess.run([sys.executable, "-m", "tokinspect", "encode", "--jsonl"], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, check=True)
+    out = [json.loads(x) for x in res.stdout.splitlines()]
+    assert out[0] == {"ids": [9707, 1879], "offsets": [[0, 5], [5, 11]]}
+    assert out[1]["ids"][0] == 151644
+    assert "error" in out[2]
+    assert out[3]["ids"] == Tokenizer.default().encode("a\nb").ids.tolist()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"model": ', encoding="utf-8")
+    res = subprocess.run([sys.executable, "-m", "tokinspect", "encode", "-t", str(bad), "x"],
+                         capture_output=True, text=True)
+    assert res.returncode == 1 and "end of input" in res.stderr
