@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 import refs
 
 SHARED = refs.SHARED_DATA
@@ -128,6 +129,7 @@ def llama3_json(ref_dir: Path) -> Path:
 def pair(path: Path):
     """(ours, HF) loaded from the same tokenizer.json."""
     from tokenizers import Tokenizer as HF
+
     from tokinspect import Tokenizer
 
     return Tokenizer.from_file(path), HF.from_file(str(path))

@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from conftest import assert_same, pair
 from corpus import random_texts
 

@@ -8,9 +8,9 @@ import sys
 import threading
 
 import numpy as np
+
 from conftest import pair
 from corpus import random_texts
-
 from tokinspect import Tokenizer
 from tokinspect.cli import main
 

@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+
 from conftest import pair
 from tokinspect import Tokenizer, TokenizerError
 

@@ -16,6 +16,7 @@ import random
 from pathlib import Path
 
 import pytest
+
 from conftest import assert_same, pair
 from corpus import SPACES, WORDS, random_texts
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 import refs
 from conftest import assert_same, pair
 

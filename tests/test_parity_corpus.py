@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+
 from conftest import assert_same, pair, shared
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from conftest import assert_same, pair
 from corpus import random_texts
 
@@ -39,6 +40,7 @@ def test_cl100k_random(cl100k_json):
 def test_default_tokenizer_equals_qwen3(qwen3_json):
     """Tokenizer.default() (qwen.tiktoken + preset) encodes as Qwen3's tokenizer.json."""
     from tokenizers import Tokenizer as HF
+
     from tokinspect import Tokenizer
 
     ours, hf = Tokenizer.default(), HF.from_file(str(qwen3_json))
