@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from .tokenizer import PRESETS, Encoding, Tokenizer, TokenizerError
+from .tokenizer import ENCODERS, PRESETS, Encoding, Tokenizer, TokenizerError
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:
@@ -38,7 +38,7 @@ def _enc_json(enc: Encoding, full: bool) -> dict[str, object]:
     return out
 
 
-def _jsonl(tok: Tokenizer, add_special: bool, inp: TextIO, out: TextIO) -> None:
+def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: TextIO, out: TextIO) -> None:
     for line in inp:
         line = line.rstrip("\n")
         try:
@@ -49,7 +49,7 @@ def _jsonl(tok: Tokenizer, add_special: bool, inp: TextIO, out: TextIO) -> None:
                 text, special = req, add_special
             if not isinstance(text, str):
                 raise ValueError("expected a JSON string or {\"text\": ...}")
-            res: dict[str, object] = _enc_json(tok.encode(text, special), False)
+            res: dict[str, object] = _enc_json(tok.encode(text, special, encoder), False)
         except (ValueError, KeyError, TokenizerError, UnicodeEncodeError) as exc:
             res = {"error": str(exc)}
         out.write(json.dumps(res, ensure_ascii=False) + "\n")
@@ -60,10 +60,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
     tok = _load(args)
     special = not args.no_special
     if args.jsonl:
-        _jsonl(tok, special, sys.stdin, sys.stdout)
+        _jsonl(tok, special, args.encoder, sys.stdin, sys.stdout)
         return 0
     text = _read_text(args)
-    enc = tok.encode(text.encode("utf-8", errors="surrogateescape"), special)
+    enc = tok.encode(text.encode("utf-8", errors="surrogateescape"), special, args.encoder)
     if args.json:
         print(json.dumps(_enc_json(enc, True), ensure_ascii=False))
     elif args.table:
@@ -93,7 +93,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     tok = _load(args)
-    tr = tok.trace(_read_text(args), not args.no_special)
+    tr = tok.trace(_read_text(args), not args.no_special, args.encoder)
     name = tok.id_to_token
     if tr.normalized_changed:
         print(f"normalized: {tr.normalized_text!r}")
@@ -137,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--jsonl", action="store_true", help="one JSON string per stdin line -> one object per line")
     g.add_argument("--table", action="store_true", help="one row per token")
     e.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
+    e.add_argument("--encoder", choices=ENCODERS, default="bpe",
+                   help="bpe (HF-exact), rank (tiktoken) or greedy (the board's longest match)")
     e.set_defaults(func=cmd_encode)
 
     d = sub.add_parser("decode", help="ids -> text")
@@ -149,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(t)
     t.add_argument("text", nargs="?")
     t.add_argument("--no-special", action="store_true")
+    t.add_argument("--encoder", choices=ENCODERS, default="bpe")
     t.set_defaults(func=cmd_trace)
 
     i = sub.add_parser("info", help="components, vocab size, specials, sha256")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,6 +25,7 @@ from .trace import Trace
 TokenizerError = _tokcore.TokenizerError
 
 PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2")
+ENCODERS = ("bpe", "rank", "greedy")
 
 
 def _arrays(raw: tuple[bytes, bytes, bytes, bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -74,6 +76,7 @@ class Tokenizer:
 
     def __init__(self, handle: object, *, name: str, path: Path | None, fmt: str) -> None:
         self._handle = handle
+        self._prepare_lock = threading.Lock()
         self.name = name
         self.path = path
         self.format = fmt
@@ -176,14 +179,29 @@ class Tokenizer:
         return info
 
     # ---- encode / decode ---------------------------------------------------
-    def encode(self, text: str | bytes, add_special_tokens: bool = True) -> Encoding:
-        """Encodes a str, or raw bytes (which may be invalid UTF-8)."""
-        ids, offs, char_offs, special = _arrays(self._handle.encode(text, add_special_tokens))
+    def _encoder(self, encoder: str) -> str:
+        """Validates the encoder name and builds its index on first use."""
+        if encoder not in ENCODERS:
+            raise ValueError(f"unknown encoder {encoder!r}; one of {', '.join(ENCODERS)}")
+        if encoder != "bpe" and not self._handle.is_prepared(encoder):
+            with self._prepare_lock:
+                self._handle.prepare(encoder)
+        return encoder
+
+    def encode(self, text: str | bytes, add_special_tokens: bool = True, encoder: str = "bpe") -> Encoding:
+        """Encodes a str, or raw bytes (which may be invalid UTF-8).
+
+        encoder: "bpe" (HF-exact), "rank" (tiktoken: lowest-id pair first) or
+        "greedy" (the board's longest-prefix match over vocab.bin bytes).
+        """
+        raw = self._handle.encode(text, add_special_tokens, self._encoder(encoder))
+        ids, offs, char_offs, special = _arrays(raw)
         return Encoding(ids, char_offs, offs, special, self)
 
-    def encode_batch(self, texts: Sequence[str | bytes], add_special_tokens: bool = True) -> list[Encoding]:
+    def encode_batch(self, texts: Sequence[str | bytes], add_special_tokens: bool = True,
+                     encoder: str = "bpe") -> list[Encoding]:
         out = []
-        for raw in self._handle.encode_batch(list(texts), add_special_tokens):
+        for raw in self._handle.encode_batch(list(texts), add_special_tokens, self._encoder(encoder)):
             ids, offs, char_offs, special = _arrays(raw)
             out.append(Encoding(ids, char_offs, offs, special, self))
         return out
@@ -195,9 +213,9 @@ class Tokenizer:
         """HF semantics: unknown ids are skipped; invalid UTF-8 becomes U+FFFD."""
         return self.decode_bytes(ids, skip_special_tokens).decode("utf-8", errors="replace")
 
-    def trace(self, text: str | bytes, add_special_tokens: bool = True) -> Trace:
+    def trace(self, text: str | bytes, add_special_tokens: bool = True, encoder: str = "bpe") -> Trace:
         """Encodes with a full trace: normalization, chunks, merge steps."""
-        return Trace.from_native(self, self._handle.trace(text, add_special_tokens))
+        return Trace.from_native(self, self._handle.trace(text, add_special_tokens, self._encoder(encoder)))
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.name!r}, format={self.format}, vocab_size={self.vocab_size})"

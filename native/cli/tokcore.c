@@ -22,7 +22,8 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 static const char USAGE[] =
-    "usage: tokcore encode --tokenizer PATH [LOAD OPTIONS] [--no-special] [--json] [--jsonl | TEXT]\n"
+    "usage: tokcore encode --tokenizer PATH [LOAD OPTIONS] [--encoder bpe|rank|greedy] [--no-special]\n"
+    "                      [--json] [--jsonl | TEXT]\n"
     "       tokcore decode --tokenizer PATH [LOAD OPTIONS] [--skip-special] [--jsonl | ID...]\n"
     "       tokcore info   --tokenizer PATH [LOAD OPTIONS]\n"
     "       tokcore version | --help\n"
@@ -47,6 +48,7 @@ typedef struct options {
     const char *tokenizer;
     const char *merges;
     const char *preset;
+    const char *encoder;       /* bpe (default), rank or greedy */
     const char **pos;          /* positional arguments (TEXT or ids), owned */
     int npos;
     int no_special, skip_special, json, jsonl;
@@ -72,7 +74,8 @@ static int is_flag(const char *a, const char *name) { return strcmp(a, name) == 
 static int value_option(const char *a, int *i, int argc, char **argv, options *o) {
     const char **dst = is_flag(a, "--tokenizer") ? &o->tokenizer
                      : is_flag(a, "--merges")    ? &o->merges
-                     : is_flag(a, "--preset")    ? &o->preset : NULL;
+                     : is_flag(a, "--preset")    ? &o->preset
+                     : is_flag(a, "--encoder")   ? &o->encoder : NULL;
     if (!dst) return 0;
     if (*i + 1 >= argc) return -1;
     *dst = argv[++*i];
@@ -101,6 +104,8 @@ static int parse_args(int argc, char **argv, options *o) {
         else return usage_error("unknown option %s", a);
     }
     if (!o->tokenizer) return usage_error("%s needs --tokenizer PATH", o->command);
+    if (o->encoder && strcmp(o->encoder, "bpe") != 0 && strcmp(o->encoder, "rank") != 0 && strcmp(o->encoder, "greedy") != 0)
+        return usage_error("unknown --encoder %s (bpe, rank, greedy)", o->encoder);
     if (o->jsonl && o->npos) return usage_error("%s --jsonl reads stdin only; drop the positional arguments", o->command);
     if (o->jsonl && o->json) return usage_error("%s", "use either --json or --jsonl");
     if (is_flag(o->command, "encode") && o->npos > 1)
@@ -344,14 +349,21 @@ static int parse_encode_request(const tc_json *root, int *add_special, const cha
     return TC_OK;
 }
 
+static tc_encoder encoder_of(const options *o) {
+    if (o->encoder && strcmp(o->encoder, "rank") == 0) return TC_ENC_RANK;
+    if (o->encoder && strcmp(o->encoder, "greedy") == 0) return TC_ENC_GREEDY;
+    return TC_ENC_BPE;
+}
+
 /* Encodes one JSON request line into w (a result or an error object). */
-static void encode_line(const tc_tokenizer *tok, const tc_buf *line, int add_special, tc_encoding *enc, out *w) {
+static void encode_line(const tc_tokenizer *tok, tc_encoder encoder, const tc_buf *line, int add_special, tc_encoding *enc,
+                        out *w) {
     tc_error err = {0};
     tc_json_doc *doc = tc_json_parse((const char *)line->data, line->len, &err);
     const char *text = NULL;
     size_t len = 0;
     if (doc && parse_encode_request(tc_json_root(doc), &add_special, &text, &len, &err) == TC_OK &&
-        tc_encode(tok, (const uint8_t *)text, len, add_special, enc, NULL, &err) == TC_OK) {
+        tc_encode_ex(tok, (const uint8_t *)text, len, add_special, encoder, enc, NULL, &err) == TC_OK) {
         puts_(w, "{\"ids\":");
         put_id_array(w, enc);
         puts_(w, ",\"offsets\":");
@@ -365,9 +377,11 @@ static void encode_line(const tc_tokenizer *tok, const tc_buf *line, int add_spe
 
 /* Serves request lines until end of input. Each reply is built whole, then
  * written and flushed, so a failure never leaves half a line. */
-typedef void (*line_handler)(const tc_tokenizer *tok, const tc_buf *line, int flag, tc_encoding *enc, out *w);
+/* flag: the command's default (encode: add_special_tokens; decode: skip) */
+typedef void (*line_handler)(const tc_tokenizer *tok, const options *o, const tc_buf *line, int flag, tc_encoding *enc,
+                             out *w);
 
-static int serve_lines(const tc_tokenizer *tok, int flag, line_handler handle) {
+static int serve_lines(const tc_tokenizer *tok, const options *o, int flag, line_handler handle) {
     tc_buf line = {0};
     tc_encoding enc;
     out w = {{0}, 0};
@@ -375,7 +389,7 @@ static int serve_lines(const tc_tokenizer *tok, int flag, line_handler handle) {
     memset(&enc, 0, sizeof enc);
     while ((r = read_line(stdin, &line, &oom)) > 0) {
         w.b.len = 0; w.oom = 0;
-        handle(tok, &line, flag, &enc, &w);
+        handle(tok, o, &line, flag, &enc, &w);
         if (w.oom) {
             w.b.len = 0; w.oom = 0;
             put_error_object(&w, "out of memory");
@@ -423,7 +437,7 @@ static int encode_once(const tc_tokenizer *tok, const options *o) {
         fputs("tokcore: cannot read stdin\n", stderr);
         goto done;
     }
-    if (tc_encode(tok, input.data, input.len, !o->no_special, &enc, NULL, &err) != TC_OK) {
+    if (tc_encode_ex(tok, input.data, input.len, !o->no_special, encoder_of(o), &enc, NULL, &err) != TC_OK) {
         fprintf(stderr, "tokcore: encode: %s\n", err.msg);
         goto done;
     }
@@ -445,12 +459,14 @@ done:
     return status;
 }
 
-static void encode_handler(const tc_tokenizer *tok, const tc_buf *line, int flag, tc_encoding *enc, out *w) {
-    encode_line(tok, line, flag, enc, w);
+
+static void encode_handler(const tc_tokenizer *tok, const options *o, const tc_buf *line, int flag, tc_encoding *enc,
+                           out *w) {
+    encode_line(tok, encoder_of(o), line, flag, enc, w);
 }
 
 static int cmd_encode(const tc_tokenizer *tok, const options *o) {
-    if (o->jsonl) return serve_lines(tok, !o->no_special, encode_handler);
+    if (o->jsonl) return serve_lines(tok, o, !o->no_special, encode_handler);
     return encode_once(tok, o);
 }
 
@@ -504,7 +520,9 @@ static int parse_decode_request(const tc_json *root, int *skip, uint32_t **ids, 
     return TC_OK;
 }
 
-static void decode_handler(const tc_tokenizer *tok, const tc_buf *line, int skip, tc_encoding *unused, out *w) {
+static void decode_handler(const tc_tokenizer *tok, const options *o, const tc_buf *line, int skip, tc_encoding *unused,
+                           out *w) {
+    (void)o;
     tc_error err = {0};
     uint32_t *ids = NULL;
     size_t n = 0, cap = 0;
@@ -582,7 +600,7 @@ static int decode_once(const tc_tokenizer *tok, const options *o) {
 }
 
 static int cmd_decode(const tc_tokenizer *tok, const options *o) {
-    if (o->jsonl) return serve_lines(tok, o->skip_special, decode_handler);
+    if (o->jsonl) return serve_lines(tok, o, o->skip_special, decode_handler);
     return decode_once(tok, o);
 }
 
@@ -669,6 +687,13 @@ int main(int argc, char **argv) {
     tc_tokenizer *tok = NULL;
     tc_file file;
     if (status == EXIT_OK) status = load(&o, &tok, is_flag(cmd, "info") ? &file : NULL);
+    if (status == EXIT_OK && is_flag(cmd, "encode")) {
+        tc_error err = {0};
+        if (tc_prepare(tok, encoder_of(&o), &err) != TC_OK) {
+            fprintf(stderr, "tokcore: --encoder %s: %s\n", o.encoder, err.msg);
+            status = EXIT_FAIL;
+        }
+    }
     if (status == EXIT_OK) {
         if (is_flag(cmd, "encode")) status = cmd_encode(tok, &o);
         else if (is_flag(cmd, "decode")) status = cmd_decode(tok, &o);

@@ -118,10 +118,44 @@ static PyObject *encoding_tuple(const tc_encoding *e) {
     return Py_BuildValue("(NNNN)", ids, off, co, sp);
 }
 
+static int parse_encoder(const char *name, tc_encoder *enc) {
+    if (!name || strcmp(name, "bpe") == 0) { *enc = TC_ENC_BPE; return 0; }
+    if (strcmp(name, "rank") == 0) { *enc = TC_ENC_RANK; return 0; }
+    if (strcmp(name, "greedy") == 0) { *enc = TC_ENC_GREEDY; return 0; }
+    PyErr_Format(PyExc_ValueError, "unknown encoder %s (bpe, rank or greedy)", name);
+    return -1;
+}
+
+/* prepare(encoder): builds the encoder's index; call before sharing threads */
+static PyObject *Tok_prepare(TokObject *self, PyObject *args) {
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+    tc_encoder enc;
+    if (parse_encoder(name, &enc) != 0) return NULL;
+    tc_error err = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_prepare(self->tok, enc, &err);
+    Py_END_ALLOW_THREADS
+    if (r != TC_OK) return raise_tc(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Tok_is_prepared(TokObject *self, PyObject *args) {
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+    tc_encoder enc;
+    if (parse_encoder(name, &enc) != 0) return NULL;
+    return PyBool_FromLong(tc_is_prepared(self->tok, enc));
+}
+
 static PyObject *Tok_encode(TokObject *self, PyObject *args) {
     PyObject *text;
     int add_special = 1;
-    if (!PyArg_ParseTuple(args, "O|p", &text, &add_special)) return NULL;
+    const char *encname = NULL;
+    if (!PyArg_ParseTuple(args, "O|pz", &text, &add_special, &encname)) return NULL;
+    tc_encoder enc;
+    if (parse_encoder(encname, &enc) != 0) return NULL;
     text_arg t;
     if (get_text(text, &t) != 0) return NULL;
     tc_encoding e;
@@ -129,7 +163,7 @@ static PyObject *Tok_encode(TokObject *self, PyObject *args) {
     tc_error err = {0};
     int r;
     Py_BEGIN_ALLOW_THREADS
-    r = tc_encode(self->tok, t.p, t.n, add_special, &e, NULL, &err);
+    r = tc_encode_ex(self->tok, t.p, t.n, add_special, enc, &e, NULL, &err);
     Py_END_ALLOW_THREADS
     release_text(&t);
     if (r != TC_OK) { tc_encoding_free(&e); return raise_tc(&err); }
@@ -142,7 +176,10 @@ static PyObject *Tok_encode(TokObject *self, PyObject *args) {
 static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     PyObject *seq;
     int add_special = 1;
-    if (!PyArg_ParseTuple(args, "O|p", &seq, &add_special)) return NULL;
+    const char *encname = NULL;
+    if (!PyArg_ParseTuple(args, "O|pz", &seq, &add_special, &encname)) return NULL;
+    tc_encoder enc;
+    if (parse_encoder(encname, &enc) != 0) return NULL;
     PyObject *fast = PySequence_Fast(seq, "encode_batch expects a sequence of str or bytes");
     if (!fast) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
@@ -157,7 +194,7 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     int r = TC_OK;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n && r == TC_OK; i++)
-        r = tc_encode(self->tok, ts[i].p, ts[i].n, add_special, &es[i], NULL, &err);
+        r = tc_encode_ex(self->tok, ts[i].p, ts[i].n, add_special, enc, &es[i], NULL, &err);
     Py_END_ALLOW_THREADS
     if (r != TC_OK) { raise_tc(&err); goto out; }
     res = PyList_New(n);
@@ -179,7 +216,10 @@ out:
 static PyObject *Tok_trace(TokObject *self, PyObject *args) {
     PyObject *text;
     int add_special = 1;
-    if (!PyArg_ParseTuple(args, "O|p", &text, &add_special)) return NULL;
+    const char *encname = NULL;
+    if (!PyArg_ParseTuple(args, "O|pz", &text, &add_special, &encname)) return NULL;
+    tc_encoder enc;
+    if (parse_encoder(encname, &enc) != 0) return NULL;
     text_arg t;
     if (get_text(text, &t) != 0) return NULL;
     tc_encoding e;
@@ -189,13 +229,13 @@ static PyObject *Tok_trace(TokObject *self, PyObject *args) {
     tc_error err = {0};
     int r;
     Py_BEGIN_ALLOW_THREADS
-    r = tc_encode(self->tok, t.p, t.n, add_special, &e, &tr, &err);
+    r = tc_encode_ex(self->tok, t.p, t.n, add_special, enc, &e, &tr, &err);
     Py_END_ALLOW_THREADS
     release_text(&t);
     if (r != TC_OK) { tc_encoding_free(&e); tc_trace_free(&tr); return raise_tc(&err); }
-    PyObject *enc = encoding_tuple(&e);
+    PyObject *encobj = encoding_tuple(&e);
     PyObject *chunks = PyList_New((Py_ssize_t)tr.nchunks);
-    if (!enc || !chunks) { Py_XDECREF(enc); Py_XDECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
+    if (!encobj || !chunks) { Py_XDECREF(encobj); Py_XDECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
     for (size_t i = 0; i < tr.nchunks; i++) {
         const tc_trace_chunk *c = &tr.chunks[i];
         PyObject *d = Py_BuildValue("{s:I,s:I,s:I,s:I,s:L,s:I,s:I,s:I,s:I,s:I,s:I,s:O}",
@@ -203,11 +243,11 @@ static PyObject *Tok_trace(TokObject *self, PyObject *args) {
             "orig_end", c->orig_end, "added_id", (long long)c->added_id, "sym_first", c->sym_first,
             "sym_count", c->sym_count, "step_first", c->step_first, "step_count", c->step_count,
             "tok_first", c->tok_first, "tok_count", c->tok_count, "prefix_space", c->prefix_space ? Py_True : Py_False);
-        if (!d) { Py_DECREF(enc); Py_DECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
+        if (!d) { Py_DECREF(encobj); Py_DECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
         PyList_SET_ITEM(chunks, (Py_ssize_t)i, d);
     }
     PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O}",
-        "encoding", enc,
+        "encoding", encobj,
         "normalized", (const char *)(tr.normalized.data ? tr.normalized.data : (uint8_t *)""), (Py_ssize_t)tr.normalized.len,
         "norm_align", (const char *)(tr.norm_align ? (void *)tr.norm_align : (void *)""), (Py_ssize_t)(tr.normalized.len * sizeof(tc_span)),
         "chunks", chunks,
@@ -341,7 +381,9 @@ static PyObject *Tok_add_tokens(TokObject *self, PyObject *args) {
 }
 
 static PyMethodDef Tok_methods[] = {
-    {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens) -> (ids, offsets, char_offsets, special) as bytes"},
+    {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens, encoder) -> (ids, offsets, char_offsets, special) as bytes"},
+    {"prepare", (PyCFunction)Tok_prepare, METH_VARARGS, "prepare(encoder): build the encoder's index"},
+    {"is_prepared", (PyCFunction)Tok_is_prepared, METH_VARARGS, "is_prepared(encoder) -> bool"},
     {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens) -> list of tuples"},
     {"trace", (PyCFunction)Tok_trace, METH_VARARGS, "trace(text, add_special_tokens) -> dict"},
     {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},

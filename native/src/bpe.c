@@ -61,9 +61,9 @@ static tc_heap_item heap_pop(tc_bpe_scratch *sc) {
 }
 
 /* Looks up the merge of two adjacent symbols. */
-static inline int pair_merge(const tc_model *m, const uint8_t *chunk, const tc_sym *a, const tc_sym *b,
+static inline int pair_merge(const tc_model *m, int rank_mode, const uint8_t *chunk, const tc_sym *a, const tc_sym *b,
                              uint32_t *rank, uint32_t *new_id) {
-    if (m->kind == TC_MODEL_BPE_MERGES) {
+    if (!rank_mode) {
         const tc_merge *mg = tc_pairmap_get(&m->merges, a->id, b->id);
         if (!mg) return 0;
         *rank = mg->rank;
@@ -137,13 +137,23 @@ static int trace_push_step(tc_trace *tr, uint32_t pos, uint32_t rank, uint32_t l
     return 0;
 }
 
-int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr) {
+int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr,
+                 int rank_mode) {
     const tc_model *m = &tok->model;
     sc->nout = 0;
     if (len == 0) return 0;
 
+    /* rank (tiktoken): a chunk that is itself a token is that token */
+    if (rank_mode) {
+        int64_t id = tc_strmap_find(&m->by_bytes, &m->vocab, 1, chunk, len);
+        if (id >= 0) {
+            if (tr && trace_push_sym(tr, (uint32_t)id) != 0) return -1;
+            return emit(sc, (uint32_t)id, 0, (uint32_t)len);
+        }
+    }
+
     /* ignore_merges: a chunk that is itself a vocabulary entry is one token */
-    if (m->ignore_merges) {
+    if (m->ignore_merges && !rank_mode) {
         int64_t id;
         if (tok->byte_level) {
             sc->tmp.len = 0;
@@ -231,11 +241,11 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     /* 2. merge: lowest (rank, position) first */
     sc->heap_n = 0;
     /* the first lookups are independent: start all their cache misses at once */
-    if (m->kind == TC_MODEL_BPE_MERGES)
+    if (!rank_mode)
         for (size_t i = 0; i + 1 < n; i++) tc_pairmap_prefetch(&m->merges, sc->syms[i].id, sc->syms[i + 1].id);
     for (size_t i = 0; i + 1 < n; i++) {
         uint32_t rank, nid;
-        if (pair_merge(m, chunk, &sc->syms[i], &sc->syms[i + 1], &rank, &nid) &&
+        if (pair_merge(m, rank_mode, chunk, &sc->syms[i], &sc->syms[i + 1], &rank, &nid) &&
             heap_push(sc, rank, (uint32_t)i, nid) != 0) return -1;
     }
     while (sc->heap_n > 0) {
@@ -245,7 +255,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         tc_sym *right = &sc->syms[cur->next];
         uint32_t rank, nid;
         /* subtle: HF checks only that the pair still yields the same new id */
-        if (!pair_merge(m, chunk, cur, right, &rank, &nid) || nid != top.new_id) continue;
+        if (!pair_merge(m, rank_mode, chunk, cur, right, &rank, &nid) || nid != top.new_id) continue;
         if (tr && trace_push_step(tr, top.pos, top.rank, cur->id, right->id, top.new_id) != 0) return -1;
         cur->id = top.new_id;
         cur->len += right->len;
@@ -254,11 +264,11 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         if (cur->next >= 0) sc->syms[cur->next].prev = (int32_t)top.pos;
         if (cur->prev >= 0) {
             tc_sym *p = &sc->syms[cur->prev];
-            if (pair_merge(m, chunk, p, cur, &rank, &nid) && heap_push(sc, rank, (uint32_t)cur->prev, nid) != 0) return -1;
+            if (pair_merge(m, rank_mode, chunk, p, cur, &rank, &nid) && heap_push(sc, rank, (uint32_t)cur->prev, nid) != 0) return -1;
         }
         if (cur->next >= 0) {
             tc_sym *nx = &sc->syms[cur->next];
-            if (pair_merge(m, chunk, cur, nx, &rank, &nid) && heap_push(sc, rank, top.pos, nid) != 0) return -1;
+            if (pair_merge(m, rank_mode, chunk, cur, nx, &rank, &nid) && heap_push(sc, rank, top.pos, nid) != 0) return -1;
         }
     }
 

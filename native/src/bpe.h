@@ -35,6 +35,10 @@ void tc_bpe_scratch_free(tc_bpe_scratch *sc);
  * NULL, the initial symbols and the merge steps are appended to it (the
  * caller records where this chunk's entries start).
  * Returns 0, or -1 on allocation failure. */
-int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr);
+/* rank_mode: the `rank` encoder (tiktoken): a chunk that is a token is
+ * that token, else the adjacent pair whose concatenated bytes have the
+ * lowest id merges first. Needs tok->model.by_bytes (tc_prepare). */
+int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr,
+                 int rank_mode);
 
 #endif

@@ -154,6 +154,7 @@ struct tc_tokenizer {
     int tries_built;
     uint32_t *added_by_id; size_t added_by_id_n; /* id -> added index + 1, 0 none */
     tc_buf describe;
+    struct tc_greedy *greedy;    /* longest-match index (tc_prepare), NULL until built */
 };
 
 /* vocab.c */
@@ -210,6 +211,12 @@ int tc_cp_to_byte(uint32_t cp);   /* -1 if cp is not a mapped char */
 /* Converts a byte-level string to real bytes; returns 0 if every char is
  * mapped, 1 if not (then out holds the raw UTF-8 copy), -1 on OOM. */
 int tc_bytelevel_unmap(const uint8_t *s, size_t len, tc_buf *out);
+
+/* greedy_enc.c: the greedy encoder on a handle */
+int tc_greedy_prepare(tc_tokenizer *tok, tc_error *err);
+int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
+                  tc_error *err);
+void tc_greedy_release(tc_tokenizer *tok);
 
 /* tokenizer.c */
 tc_tokenizer *tc_tokenizer_new(void);

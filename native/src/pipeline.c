@@ -80,6 +80,7 @@ typedef struct enc_ctx {
     chunk_cache cache; int use_cache;
     tc_seg_list segs_raw, segs_norm;
     tc_nstr ns;
+    int rank_mode;
 } enc_ctx;
 
 static int enc_reserve(tc_encoding *e, size_t need) {
@@ -206,7 +207,7 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
         }
     }
     if (c->tr) { sym_first = (uint32_t)c->tr->nsyms; step_first = (uint32_t)c->tr->nsteps; }
-    if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr) != 0) return -1;
+    if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) return -1;
     toks = c->bpe.out;
     ntoks = c->bpe.nout;
     if (slot && c->cache.n < CACHE_MAX_ENTRIES && (c->cache.n + 1) * 2 <= c->cache.cap) {
@@ -497,12 +498,22 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
 
 int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
               tc_encoding *out, tc_trace *trace, tc_error *err) {
+    return tc_encode_ex(tok, text, len, add_special_tokens, TC_ENC_BPE, out, trace, err);
+}
+
+int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
+                 tc_encoder encoder, tc_encoding *out, tc_trace *trace, tc_error *err) {
     if (!tok || !out || (!text && len)) return tc_error_set(err, TC_ERR_ARG, "encode: null argument");
+    if (!tc_is_prepared(tok, encoder))
+        return tc_error_set(err, TC_ERR_ARG, "encode: the %s encoder is not prepared (call tc_prepare first)",
+                            encoder == TC_ENC_RANK ? "rank" : "greedy");
+    if (encoder == TC_ENC_GREEDY) return tc_greedy_run(tok, text, len, out, trace, err);
     if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
     out->n = 0;
     enc_ctx c;
     memset(&c, 0, sizeof c);
     c.tok = tok; c.text = text ? text : (const uint8_t *)""; c.len = len; c.out = out; c.tr = trace;
+    c.rank_mode = encoder == TC_ENC_RANK;
     if (trace) {
         tc_trace_free(trace);
     }

@@ -130,11 +130,27 @@ typedef struct tc_trace {
     int normalized_changed;     /* normalization changed the text somewhere */
 } tc_trace;
 
+/* Encoders. bpe: HF-exact BPE with merge ranks. rank: tiktoken's BPE (the
+ * pair whose concatenated bytes have the lowest id merges first; a chunk
+ * that is a token is that token), in the same pre-tokenizer chunks. greedy:
+ * the board's longest-prefix match over the vocab.bin representation,
+ * specials first, no normalizer, no pre-tokenizer, no post-processor. */
+typedef enum tc_encoder { TC_ENC_BPE = 0, TC_ENC_RANK, TC_ENC_GREEDY } tc_encoder;
+
+/* Builds what an encoder needs beyond loading (rank: a bytes -> id index;
+ * greedy: the longest-match index). Idempotent. Not thread-safe: call it
+ * before sharing the handle between threads. */
+int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err);
+int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc);
+
 /* Encodes text[0..len) (UTF-8; invalid bytes are accepted as single units
  * by the byte-level path). out is reset and filled; trace may be NULL.
  * Returns TC_OK or an error code with err filled. */
 int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
               tc_encoding *out, tc_trace *trace, tc_error *err);
+
+int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
+                 tc_encoder encoder, tc_encoding *out, tc_trace *trace, tc_error *err);
 
 void tc_encoding_free(tc_encoding *enc);
 void tc_trace_free(tc_trace *tr);

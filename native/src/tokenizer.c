@@ -22,6 +22,7 @@ void tc_free(tc_tokenizer *t) {
     tc_vocab_free(&t->model.vocab);
     tc_pairmap_free(&t->model.merges);
     tc_strmap_free(&t->model.by_bytes);
+    tc_greedy_release(t);
     free(t->model.cont_prefix);
     free(t->model.eow_suffix);
     for (int i = 0; i < t->npretok; i++) {
@@ -193,6 +194,24 @@ int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err) {
     int r = tc_model_init_bytes(tok, err);
     if (r != TC_OK) return r;
     return rebuild_added(tok, err);
+}
+
+/* ---- encoder preparation ---------------------------------------------- */
+
+int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
+    switch (enc) {
+    case TC_ENC_BPE: return 1;
+    case TC_ENC_RANK: return tok->model.by_bytes.slots != NULL;
+    case TC_ENC_GREEDY: return tok->greedy != NULL;
+    }
+    return 0;
+}
+
+int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
+    if (tc_is_prepared(tok, enc)) return TC_OK;
+    if (enc == TC_ENC_RANK) return tc_strmap_build(&tok->model.by_bytes, &tok->model.vocab, 1, err);
+    if (enc == TC_ENC_GREEDY) return tc_greedy_prepare(tok, err);
+    return tc_error_set(err, TC_ERR_ARG, "unknown encoder %d", (int)enc);
 }
 
 /* ---- decode ------------------------------------------------------------- */
