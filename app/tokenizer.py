@@ -91,17 +91,20 @@ class Tokenizer:
         preset: str | None = None,
         config: str | Path | None = None,
     ) -> Tokenizer:
-        """Loads tokenizer.json, vocab.json (+ merges), or a .tiktoken file.
+        """Loads tokenizer.json, vocab.json (+ merges), a .tiktoken or a vocab.bin file.
 
         The format is detected from the content. `preset` names the split
-        pattern for formats that carry none (.tiktoken: default qwen2;
-        vocab.json: default gpt2). `config` is a tokenizer_config.json whose
+        pattern for formats that carry none (.tiktoken and vocab.bin: default
+        qwen2; vocab.json: default gpt2). `config` is a tokenizer_config.json whose
         added tokens are added (for .tiktoken and vocab.json files).
         """
         p = Path(path)
         with open(p, "rb") as fh:
             head = fh.read(8192)
-        fmt = _tokcore.detect_format(head)
+            fmt = _tokcore.detect_format(head)
+            if fmt == "unknown" and p.stat().st_size <= 256 << 20:
+                # a vocab.bin is recognized by walking all its entries
+                fmt = _tokcore.detect_format(head + fh.read())
         if fmt == "merges_txt" and merges is None:
             raise TokenizerError(f"{p}: this is a merges.txt; open the vocab.json and pass merges=")
         if fmt == "vocab_json" and merges is None:
@@ -111,8 +114,8 @@ class Tokenizer:
             else:
                 raise TokenizerError(f"{p}: a vocab.json needs its merges.txt (merges=...)")
         if fmt == "unknown":
-            raise TokenizerError(f"{p}: not a tokenizer.json, vocab.json or .tiktoken file")
-        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken"}[fmt]
+            raise TokenizerError(f"{p}: not a tokenizer.json, vocab.json, .tiktoken or vocab.bin file")
+        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin"}[fmt]
         if preset is None:
             preset = "gpt2" if kind == "vocab_merges" else "qwen2"
         if preset not in PRESETS:
@@ -183,7 +186,7 @@ class Tokenizer:
         """Validates the encoder name and builds its index on first use."""
         if encoder not in ENCODERS:
             raise ValueError(f"unknown encoder {encoder!r}; one of {', '.join(ENCODERS)}")
-        if encoder != "bpe" and not self._handle.is_prepared(encoder):
+        if not self._handle.is_prepared(encoder):
             with self._prepare_lock:
                 self._handle.prepare(encoder)
         return encoder

@@ -15,6 +15,7 @@
 #include "../src/platform.h"
 #include "../src/regex.h"
 #include "../src/pretok.h"
+#include "../src/vocabbin.h"
 
 #define MAX_FILE_BYTES ((size_t)2 << 30)
 
@@ -68,6 +69,7 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     if (strcmp(kind, "hf") == 0) t = tc_load_hf_json(f.data, f.len, &err);
     else if (strcmp(kind, "tiktoken") == 0) t = tc_load_tiktoken(f.data, f.len, preset, &err);
+    else if (strcmp(kind, "vocab_bin") == 0) t = tc_load_vocabbin(f.data, f.len, preset, &err);
     else if (strcmp(kind, "vocab_merges") == 0) {
         if (!merges) tc_error_set(&err, TC_ERR_ARG, "vocab.json needs a merges.txt");
         else t = tc_load_vocab_merges(f.data, f.len, fm.data, fm.len, preset, &err);
@@ -85,7 +87,7 @@ static PyObject *mod_detect(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
     tc_format f = tc_detect_format(b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
-    static const char *names[] = {"unknown", "hf", "vocab_json", "merges_txt", "tiktoken"};
+    static const char *names[] = {"unknown", "hf", "vocab_json", "merges_txt", "tiktoken", "vocab_bin"};
     return PyUnicode_FromString(names[f]);
 }
 
@@ -246,14 +248,16 @@ static PyObject *Tok_trace(TokObject *self, PyObject *args) {
         if (!d) { Py_DECREF(encobj); Py_DECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
         PyList_SET_ITEM(chunks, (Py_ssize_t)i, d);
     }
-    PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O}",
+    PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O,s:y#,s:y#}",
         "encoding", encobj,
         "normalized", (const char *)(tr.normalized.data ? tr.normalized.data : (uint8_t *)""), (Py_ssize_t)tr.normalized.len,
         "norm_align", (const char *)(tr.norm_align ? (void *)tr.norm_align : (void *)""), (Py_ssize_t)(tr.normalized.len * sizeof(tc_span)),
         "chunks", chunks,
         "syms", (const char *)(tr.syms ? (void *)tr.syms : (void *)""), (Py_ssize_t)(tr.nsyms * 4),
         "steps", (const char *)(tr.steps ? (void *)tr.steps : (void *)""), (Py_ssize_t)(tr.nsteps * sizeof(tc_trace_step)),
-        "normalized_changed", tr.normalized_changed ? Py_True : Py_False);
+        "normalized_changed", tr.normalized_changed ? Py_True : Py_False,
+        "greedy_steps", (const char *)(tr.gsteps ? (void *)tr.gsteps : (void *)""), (Py_ssize_t)(tr.ngsteps * sizeof(tc_trace_greedy_step)),
+        "greedy_cands", (const char *)(tr.gcands ? (void *)tr.gcands : (void *)""), (Py_ssize_t)(tr.ngcands * 4));
     tc_encoding_free(&e);
     tc_trace_free(&tr);
     return res;
@@ -380,7 +384,27 @@ static PyObject *Tok_add_tokens(TokObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* compile_vocab_bin() -> (bytes, {"total", "changed", "kept", "specials"}) */
+static PyObject *Tok_compile_vocab_bin(TokObject *self, PyObject *noargs) {
+    (void)noargs;
+    tc_buf out = {0};
+    tc_vbin_stats st;
+    memset(&st, 0, sizeof st);
+    tc_error err = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_vbin_compile(self->tok, &out, &st, &err);
+    Py_END_ALLOW_THREADS
+    if (r != TC_OK) { tc_buf_free(&out); return raise_tc(&err); }
+    PyObject *res = Py_BuildValue("(y#{s:I,s:I,s:I,s:I})", (const char *)(out.data ? out.data : (uint8_t *)""),
+                                  (Py_ssize_t)out.len, "total", st.total, "changed", st.changed, "kept", st.kept,
+                                  "specials", st.specials);
+    tc_buf_free(&out);
+    return res;
+}
+
 static PyMethodDef Tok_methods[] = {
+    {"compile_vocab_bin", (PyCFunction)Tok_compile_vocab_bin, METH_NOARGS, "compile to vocab.bin bytes and statistics"},
     {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens, encoder) -> (ids, offsets, char_offsets, special) as bytes"},
     {"prepare", (PyCFunction)Tok_prepare, METH_VARARGS, "prepare(encoder): build the encoder's index"},
     {"is_prepared", (PyCFunction)Tok_is_prepared, METH_VARARGS, "is_prepared(encoder) -> bool"},
@@ -448,7 +472,55 @@ static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
     return l;
 }
 
+/* vocab_bin_audit(data: bytes) -> JSON text; raises on a malformed file */
+static PyObject *mod_vbin_audit(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    tc_vbin v;
+    memset(&v, 0, sizeof v);
+    tc_error err = {0};
+    tc_buf out = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_vbin_parse(b.buf, (size_t)b.len, &v, &err);
+    if (r == TC_OK) {
+        r = tc_vbin_audit(&v, &out);
+        if (r != TC_OK) tc_error_set(&err, r, "audit: out of memory");
+    }
+    tc_vbin_free(&v);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&b);
+    if (r != TC_OK) { tc_buf_free(&out); return raise_tc(&err); }
+    PyObject *res = PyUnicode_DecodeUTF8((const char *)(out.data ? out.data : (uint8_t *)""), (Py_ssize_t)out.len, "replace");
+    tc_buf_free(&out);
+    return res;
+}
+
+/* vocab_bin_entries(data: bytes) -> list of stored bytes by id (for comparisons) */
+static PyObject *mod_vbin_entries(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    tc_vbin v;
+    memset(&v, 0, sizeof v);
+    tc_error err = {0};
+    if (tc_vbin_parse(b.buf, (size_t)b.len, &v, &err) != TC_OK) { PyBuffer_Release(&b); return raise_tc(&err); }
+    PyObject *l = PyList_New((Py_ssize_t)v.n);
+    for (uint32_t i = 0; l && i < v.n; i++) {
+        PyObject *x = PyBytes_FromStringAndSize((const char *)v.data + v.by_id[i].off, v.by_id[i].len);
+        if (!x) { Py_CLEAR(l); break; }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, x);
+    }
+    PyObject *res = l ? Py_BuildValue("(Nn)", l, (Py_ssize_t)v.trailing) : NULL;
+    tc_vbin_free(&v);
+    PyBuffer_Release(&b);
+    return res;
+}
+
 static PyMethodDef mod_methods[] = {
+    {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},
+    {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},

@@ -218,6 +218,9 @@ int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
                   tc_error *err);
 void tc_greedy_release(tc_tokenizer *tok);
 
+/* load_other.c: merges of a rank vocabulary (vocab.bin handles build them on demand) */
+int tc_recover_merges(tc_tokenizer *tok, tc_error *err);
+
 /* tokenizer.c */
 tc_tokenizer *tc_tokenizer_new(void);
 int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err); /* builds byte ids, indexes */

@@ -8,11 +8,14 @@
  * Does not: merge, normalize, or allocate per match (one stored-form buffer
  * and one offset map per call).
  *
- * Build: sort the entries by bytes (qsort, then ids among equal bytes), then
- * give every node its range of the sorted list; the children of a node are
- * the runs of equal next byte in its range, so one breadth-first pass
- * creates them contiguously, O(total bytes). Qwen3 (151,669 entries,
- * ~1.04 MB): see native/NOTES.md figures in the report; the sort dominates.
+ * Build: every node owns the range of the entries that share its prefix;
+ * a node orders its range by the next byte (counting sort, insertion sort
+ * for small ranges: an MSD radix sort done node by node) and its children
+ * are the runs of equal byte, created contiguously in breadth-first order.
+ * O(total bytes). Performance notes (x86-64, -O2, 2 busy cores, Qwen3:
+ * 151,669 entries, 1.04 MB, 335,931 nodes): qsort with a memcmp comparator
+ * followed by the same pass took 61-100 ms, 70% of it in qsort; the radix
+ * build takes ~30 ms. Encoding 1 MiB of mixed text: ~25-35 ms.
  * Matching: O(stored length x longest match); children are scanned
  * linearly up to 8, by binary search above.
  */
@@ -49,13 +52,40 @@ typedef struct g_rec {
     uint8_t special;
 } g_rec;
 
-static int cmp_rec(const void *a, const void *b) {
-    const g_rec *x = a, *y = b;
-    uint32_t m = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->p, y->p, m);
-    if (c) return c;
-    if (x->len != y->len) return x->len < y->len ? -1 : 1;
-    return x->id < y->id ? -1 : (x->id > y->id);
+#define COUNTING_SORT_MIN 32   /* below this many entries a node sorts by insertion (16: 32 ms, 32: ~30 ms, 48: 45 ms, 96: 40 ms) */
+
+/* The byte of r at depth d, or -1 when r ends there (ends sort first). */
+static int key_at(const g_rec *r, uint32_t d) { return r->len == d ? -1 : r->p[d]; }
+
+/* Orders recs[lo, hi) by their byte at depth d (entries ending at d first):
+ * one MSD radix step, so the whole build is a radix sort done node by
+ * node. tmp has room for hi - lo records. */
+static void sort_by_key(g_rec *recs, g_rec *tmp, uint32_t lo, uint32_t hi, uint32_t d) {
+    if (hi - lo < COUNTING_SORT_MIN) {
+        for (uint32_t i = lo + 1; i < hi; i++) {
+            g_rec r = recs[i];
+            int k = key_at(&r, d);
+            uint32_t j = i;
+            while (j > lo && key_at(&recs[j - 1], d) > k) { recs[j] = recs[j - 1]; j--; }
+            recs[j] = r;
+        }
+        return;
+    }
+    uint32_t count[258] = {0};
+    for (uint32_t i = lo; i < hi; i++) count[key_at(&recs[i], d) + 2]++;
+    for (int b = 1; b < 258; b++) count[b] += count[b - 1];
+    for (uint32_t i = lo; i < hi; i++) tmp[count[key_at(&recs[i], d) + 1]++] = recs[i];
+    memcpy(recs + lo, tmp, (size_t)(hi - lo) * sizeof *recs);
+}
+
+/* Entries with equal bytes: ascending ids (lists are tiny). */
+static void sort_by_id(g_rec *recs, uint32_t lo, uint32_t hi) {
+    for (uint32_t i = lo + 1; i < hi; i++) {
+        g_rec r = recs[i];
+        uint32_t j = i;
+        while (j > lo && recs[j - 1].id > r.id) { recs[j] = recs[j - 1]; j--; }
+        recs[j] = r;
+    }
 }
 
 size_t tc_greedy_node_count(const tc_greedy *g) { return g ? g->nnodes : 0; }
@@ -97,7 +127,7 @@ tc_greedy *tc_greedy_build(size_t n, const uint32_t *ids, const uint8_t *const *
         return NULL;
     }
     tc_greedy *g = calloc(1, sizeof *g);
-    g_rec *recs = malloc((n ? n : 1) * sizeof *recs);
+    g_rec *recs = malloc((n ? n : 1) * sizeof *recs), *tmp = malloc((n ? n : 1) * sizeof *tmp);
     size_t cap = total + 1;                       /* a trie has at most one node per byte, plus the root */
     uint32_t *lo = malloc(cap * sizeof *lo), *hi = malloc(cap * sizeof *hi), *depth = malloc(cap * sizeof *depth);
     if (g) {
@@ -105,7 +135,7 @@ tc_greedy *tc_greedy_build(size_t n, const uint32_t *ids, const uint8_t *const *
         g->terms = malloc((n ? n : 1) * sizeof *g->terms);
         g->ids = malloc((n ? n : 1) * sizeof *g->ids);
     }
-    if (!g || !recs || !lo || !hi || !depth || !g->nodes || !g->terms || !g->ids) {
+    if (!g || !recs || !tmp || !lo || !hi || !depth || !g->nodes || !g->terms || !g->ids) {
         tc_error_set(err, TC_ERR_NOMEM, "greedy: out of memory for %zu entries", n);
         goto fail;
     }
@@ -116,7 +146,6 @@ tc_greedy *tc_greedy_build(size_t n, const uint32_t *ids, const uint8_t *const *
         recs[i].special = special ? (special[i] != 0) : 0;
         if (lens[i] > g->max_len) g->max_len = lens[i];
     }
-    qsort(recs, n, sizeof *recs, cmp_rec);
     for (int b = 0; b < 256; b++) g->root[b] = NONE;
 
     /* breadth-first: node i covers recs[lo[i], hi[i]), all sharing their
@@ -128,8 +157,12 @@ tc_greedy *tc_greedy_build(size_t n, const uint32_t *ids, const uint8_t *const *
     size_t nids = 0;
     for (size_t i = 0; i < g->nnodes; i++) {
         uint32_t k = lo[i], end = hi[i], d = depth[i];
+        sort_by_key(recs, tmp, k, end, d);
         /* entries ending exactly here sort first in the range */
         if (k < end && recs[k].len == d) {
+            uint32_t t_end = k;
+            while (t_end < end && recs[t_end].len == d) t_end++;
+            sort_by_id(recs, k, t_end);
             g_term *t = &g->terms[g->nterms];
             t->best = recs[k].id;
             t->best_special = NONE;
@@ -157,6 +190,7 @@ tc_greedy *tc_greedy_build(size_t n, const uint32_t *ids, const uint8_t *const *
         }
     }
     free(recs);
+    free(tmp);
     free(lo);
     free(hi);
     free(depth);
@@ -167,6 +201,7 @@ tc_greedy *tc_greedy_build(size_t n, const uint32_t *ids, const uint8_t *const *
     return g;
 fail:
     free(recs);
+    free(tmp);
     free(lo);
     free(hi);
     free(depth);

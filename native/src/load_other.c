@@ -13,6 +13,7 @@
 #include "bpe.h"
 #include "json.h"
 #include "pretok.h"
+#include "vocabbin.h"
 
 #define PAT_GPT2 "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
 #define PAT_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
@@ -314,6 +315,74 @@ static int recover_merge(const tc_model *m, recover_scratch *rs, const uint8_t *
     return 1;
 }
 
+static int fail_code(const tc_error *e) { return e->code ? e->code : TC_ERR_NOMEM; }
+
+/* Recovers the merges of a rank vocabulary (kind RANK, by_bytes built), in
+ * rank order, then switches the model to merges. */
+int tc_recover_merges(tc_tokenizer *tok, tc_error *err) {
+    tc_model *m = &tok->model;
+    if (!m->by_bytes.slots && tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK) return fail_code(err);
+    m->kind = TC_MODEL_BPE_RANK;
+    if (tc_model_init_bytes(tok, err) != TC_OK) return fail_code(err);
+    size_t nt = 0;
+    for (uint32_t id = 0; id < m->vocab.n; id++) nt += m->vocab.entries[id].present;
+    if (tc_pairmap_init(&m->merges, nt) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
+    recover_scratch rs = {0};
+    for (uint32_t id = 0; id < m->vocab.n; id++) {
+        const tc_entry *e = &m->vocab.entries[id];
+        if (!e->present || e->bytes_len < 2) continue;
+        uint32_t l, r;
+        int got = recover_merge(m, &rs, tc_entry_bytes(&m->vocab, id), e->bytes_len, id, &l, &r);
+        if (got < 0 || (got == 1 && tc_pairmap_put(&m->merges, l, r, id, id) < 0)) {
+            free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
+            tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+            return fail_code(err);
+        }
+    }
+    free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
+    m->kind = TC_MODEL_BPE_MERGES;
+    return tc_model_init_bytes(tok, err);
+}
+
+static int recover_merges(tc_tokenizer *tok, tc_error *err) { return tc_recover_merges(tok, err); }
+
+/* The model of a rank file (.tiktoken, vocab.bin): token i has real bytes
+ * bytes[offs[i] .. + lens[i]] and id ranks[i]. Stored strings are the
+ * byte-level mapped form (as HF shows them); merges are recovered so that
+ * `bpe` is HF's on the converted tokenizer, and the bytes index makes
+ * `rank` ready. Applies the preset's pipeline. */
+static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks, const uint8_t *bytes,
+                            const uint32_t *offs, const uint32_t *lens, uint32_t maxrank, tc_preset preset,
+                            const char *what, int with_merges, tc_error *err) {
+    if (apply_preset(tok, preset, err) != TC_OK) return fail_code(err);
+    tc_model *m = &tok->model;
+    m->kind = TC_MODEL_BPE_MERGES;
+    if (tc_vocab_init(&m->vocab, maxrank + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
+    tc_buf s = {0};
+    for (size_t i = 0; i < nt; i++) {
+        /* stored string = byte-level mapped form, as HF shows it */
+        s.len = 0;
+        for (uint32_t k = 0; k < lens[i]; k++) {
+            uint8_t u[4];
+            int w = tc_utf8_encode(tc_byte_to_cp(bytes[offs[i] + k]), u);
+            if (tc_buf_append(&s, u, (size_t)w) != 0) { tc_buf_free(&s); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
+        }
+        if (tc_vocab_set(&m->vocab, ranks[i], s.data, s.len, 1, err) != TC_OK) {
+            tc_buf_free(&s);
+            char pre[64];
+            snprintf(pre, sizeof pre, "%s: token %zu: ", what, i + 1);
+            tc_error_prefix(err, pre);
+            return fail_code(err);
+        }
+    }
+    tc_buf_free(&s);
+    if (tc_vocab_build_index(&m->vocab, err) != TC_OK) return fail_code(err);
+    if (with_merges && recover_merges(tok, err) != TC_OK) return fail_code(err);
+    m->kind = TC_MODEL_BPE_MERGES;
+    if (tc_model_init_bytes(tok, err) != TC_OK) return fail_code(err);
+    return TC_OK;
+}
+
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err) {
     tc_tokenizer *tok = tc_tokenizer_new();
     uint8_t *bytes = NULL;
@@ -356,49 +425,7 @@ tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset
         nt++;
     }
     if (nt == 0) { tc_error_set(err, TC_ERR_FORMAT, ".tiktoken: no tokens in the file"); goto fail; }
-    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
-    tc_model *m = &tok->model;
-    m->kind = TC_MODEL_BPE_MERGES;
-    if (tc_vocab_init(&m->vocab, maxrank + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
-    tc_buf s = {0};
-    for (size_t i = 0; i < nt; i++) {
-        /* stored string = byte-level mapped form, as HF shows it */
-        s.len = 0;
-        for (uint32_t k = 0; k < lens[i]; k++) {
-            uint8_t u[4];
-            int w = tc_utf8_encode(tc_byte_to_cp(bytes[offs[i] + k]), u);
-            if (tc_buf_append(&s, u, (size_t)w) != 0) { tc_buf_free(&s); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
-        }
-        if (tc_vocab_set(&m->vocab, ranks[i], s.data, s.len, 1, err) != TC_OK) {
-            tc_buf_free(&s);
-            char pre[64];
-            snprintf(pre, sizeof pre, ".tiktoken: token %zu: ", i + 1);
-            tc_error_prefix(err, pre);
-            goto fail;
-        }
-    }
-    tc_buf_free(&s);
-    if (tc_vocab_build_index(&m->vocab, err) != TC_OK) goto fail;
-    if (tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK) goto fail;
-    m->kind = TC_MODEL_BPE_RANK;
-    if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
-    /* recover merges in rank order */
-    if (tc_pairmap_init(&m->merges, nt) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
-    recover_scratch rs = {0};
-    for (uint32_t id = 0; id < m->vocab.n; id++) {
-        const tc_entry *e = &m->vocab.entries[id];
-        if (!e->present || e->bytes_len < 2) continue;
-        uint32_t l, r;
-        int got = recover_merge(m, &rs, tc_entry_bytes(&m->vocab, id), e->bytes_len, id, &l, &r);
-        if (got < 0 || (got == 1 && tc_pairmap_put(&m->merges, l, r, id, id) < 0)) {
-            free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
-            tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-            goto fail;
-        }
-    }
-    free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
-    m->kind = TC_MODEL_BPE_MERGES;
-    if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
+    if (build_rank_model(tok, nt, ranks, bytes, offs, lens, maxrank, preset, ".tiktoken", 1, err) != TC_OK) goto fail;
     if (preset_specials(tok, preset, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
     tc_describe_update(tok, ".tiktoken");
@@ -410,9 +437,84 @@ fail:
     return NULL;
 }
 
+/* ---- vocab.bin ----------------------------------------------------------------- */
+
+/* An entry that looks like an added token: "<...>" of printable ASCII. */
+static int looks_special(const uint8_t *b, size_t n) {
+    if (n < 3 || b[0] != '<' || b[n - 1] != '>') return 0;
+    for (size_t i = 0; i < n; i++) if (b[i] <= 0x20 || b[i] >= 0x7F) return 0;
+    return 1;
+}
+
+/* Special flag of an added token under the preset (Qwen3's list), else 1:
+ * the board treats every added token as special. */
+static int preset_special_flag(tc_preset p, const uint8_t *b, size_t n) {
+    if (p != TC_PRESET_QWEN2) return 1;
+    for (size_t i = 0; i < sizeof QWEN3_ADDED / sizeof QWEN3_ADDED[0]; i++)
+        if (strlen(QWEN3_ADDED[i].s) == n && memcmp(QWEN3_ADDED[i].s, b, n) == 0) return QWEN3_ADDED[i].special;
+    return 1;
+}
+
+tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err) {
+    tc_vbin vb;
+    memset(&vb, 0, sizeof vb);
+    if (tc_vbin_parse(data, len, &vb, err) != TC_OK) {
+        tc_error_prefix(err, "vocab.bin: ");
+        return NULL;
+    }
+    tc_tokenizer *tok = tc_tokenizer_new();
+    uint32_t *ranks = NULL, *offs = NULL, *lens = NULL;
+    tc_buf real = {0};
+    if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    /* added tokens: the run of "<...>" entries at the highest ids */
+    uint32_t first_added = vb.n;
+    while (first_added > 256) {
+        const tc_vbin_entry *e = &vb.by_id[first_added - 1];
+        if (!looks_special(vb.data + e->off, e->len)) break;
+        first_added--;
+    }
+    ranks = malloc((size_t)first_added * sizeof *ranks);
+    offs = malloc((size_t)first_added * sizeof *offs);
+    lens = malloc((size_t)first_added * sizeof *lens);
+    if (!ranks || !offs || !lens) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    for (uint32_t id = 0; id < first_added; id++) {
+        const tc_vbin_entry *e = &vb.by_id[id];
+        size_t before = real.len;
+        if (tc_vbin_real_bytes(vb.data + e->off, e->len, &real) < 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+        ranks[id] = id; offs[id] = (uint32_t)before; lens[id] = (uint32_t)(real.len - before);
+    }
+    if (first_added == 0 || build_rank_model(tok, first_added, ranks, real.data, offs, lens, first_added - 1, preset,
+                                             "vocab.bin", 0, err) != TC_OK) {
+        if (first_added == 0) tc_error_set(err, TC_ERR_FORMAT, "vocab.bin: no base entries");
+        goto fail;
+    }
+    for (uint32_t id = first_added; id < vb.n; id++) {
+        const tc_vbin_entry *e = &vb.by_id[id];
+        tc_added_token_spec sp;
+        memset(&sp, 0, sizeof sp);
+        sp.content = (const char *)vb.data + e->off;
+        sp.content_len = e->len;
+        sp.id = id;
+        sp.special = preset_special_flag(preset, vb.data + e->off, e->len);
+        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) goto fail;
+    }
+    if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    if (tc_prepare(tok, TC_ENC_GREEDY, err) != TC_OK) goto fail;
+    tc_describe_update(tok, "vocab.bin");
+    free(ranks); free(offs); free(lens); tc_buf_free(&real);
+    tc_vbin_free(&vb);
+    return tok;
+fail:
+    free(ranks); free(offs); free(lens); tc_buf_free(&real);
+    tc_vbin_free(&vb);
+    tc_free(tok);
+    return NULL;
+}
+
 /* ---- detection ------------------------------------------------------------------ */
 
 tc_format tc_detect_format(const uint8_t *d, size_t n) {
+    if (tc_vbin_detect(d, n)) return TC_FORMAT_VOCAB_BIN;
     size_t i = 0;
     if (n >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF) i = 3;
     while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) i++;

@@ -8,6 +8,7 @@
  * Does not: truncation or padding (HF's are off in the files we load).
  */
 #include "added.h"
+#include "greedy.h"
 #include "bpe.h"
 #include "pretok.h"
 #include "unicode.h"
@@ -494,6 +495,48 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
     return 0;
 }
 
+/* ---- greedy ----------------------------------------------------------------- */
+
+/* The board's encoder over the whole text: no normalizer, pre-tokenizer or
+ * post-processor. */
+int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
+                  tc_error *err) {
+    tc_greedy_out g;
+    memset(&g, 0, sizeof g);
+    if (trace) tc_trace_free(trace);
+    out->n = 0;
+    int rc = tc_greedy_encode(tok->greedy, text, len, trace != NULL, &g, err);
+    if (rc != TC_OK) { tc_greedy_out_free(&g); return rc; }
+    if (enc_reserve(out, g.n + 1) != 0) { tc_greedy_out_free(&g); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
+    for (size_t i = 0; i < g.n; i++) {
+        out->ids[i] = g.toks[i].id;
+        out->offsets[2 * i] = g.toks[i].start;
+        out->offsets[2 * i + 1] = g.toks[i].end;
+        out->special[i] = g.toks[i].special;
+    }
+    out->n = g.n;
+    if (char_offsets(text, len, out) != 0) rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+    if (rc == TC_OK && trace) {
+        trace->gsteps = malloc((g.nsteps ? g.nsteps : 1) * sizeof *trace->gsteps);
+        trace->gcands = malloc((g.ncands ? g.ncands : 1) * sizeof *trace->gcands);
+        if (!trace->gsteps || !trace->gcands || tc_buf_append(&trace->normalized, text, len) != 0) {
+            rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+        } else {
+            for (size_t i = 0; i < g.nsteps; i++) {
+                tc_trace_greedy_step *t = &trace->gsteps[i];
+                t->pos = g.steps[i].pos; t->chosen = g.steps[i].chosen; t->chosen_len = g.steps[i].chosen_len;
+                t->cand_first = g.steps[i].cand_first; t->cand_count = g.steps[i].ncand;
+            }
+            trace->ngsteps = g.nsteps;
+            if (g.ncands) memcpy(trace->gcands, g.cands, g.ncands * sizeof *g.cands);
+            trace->ngcands = g.ncands;
+        }
+    }
+    tc_greedy_out_free(&g);
+    if (rc != TC_OK) out->n = 0;
+    return rc;
+}
+
 /* ---- entry point ---------------------------------------------------------- */
 
 int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
@@ -506,7 +549,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
     if (!tok || !out || (!text && len)) return tc_error_set(err, TC_ERR_ARG, "encode: null argument");
     if (!tc_is_prepared(tok, encoder))
         return tc_error_set(err, TC_ERR_ARG, "encode: the %s encoder is not prepared (call tc_prepare first)",
-                            encoder == TC_ENC_RANK ? "rank" : "greedy");
+                            encoder == TC_ENC_BPE ? "bpe" : encoder == TC_ENC_RANK ? "rank" : "greedy");
     if (encoder == TC_ENC_GREEDY) return tc_greedy_run(tok, text, len, out, trace, err);
     if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
     out->n = 0;
@@ -576,6 +619,8 @@ void tc_encoding_free(tc_encoding *e) {
 }
 
 void tc_trace_free(tc_trace *tr) {
+    free(tr->gsteps);
+    free(tr->gcands);
     tc_buf_free(&tr->normalized);
     free(tr->norm_align); free(tr->chunks); free(tr->syms); free(tr->steps);
     memset(tr, 0, sizeof *tr);

@@ -30,7 +30,8 @@ typedef enum tc_format {
     TC_FORMAT_HF_JSON,      /* tokenizer.json */
     TC_FORMAT_VOCAB_JSON,   /* GPT-2 vocab.json (needs merges.txt) */
     TC_FORMAT_MERGES_TXT,   /* GPT-2 merges.txt */
-    TC_FORMAT_TIKTOKEN      /* base64 rank file */
+    TC_FORMAT_TIKTOKEN,     /* base64 rank file */
+    TC_FORMAT_VOCAB_BIN     /* the board's vocab.bin */
 } tc_format;
 
 /* Guess the format from the first bytes of a file's contents. */
@@ -64,6 +65,12 @@ tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const
 
 /* tiktoken rank file ("base64 rank" per line). */
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
+
+/* The board's vocab.bin (see vocabbin.h). The entries at the highest ids
+ * that look like "<...>" become added tokens (special per the preset's list,
+ * else special); the others form a rank model (id = rank), with the
+ * preset's pre-tokenizer for `bpe`/`rank`; the greedy index is built. */
+tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
 /* Adds an added token (as HF add_tokens/add_special_tokens with an explicit
  * id). Only before the first encode. Returns TC_OK or an error code. */
@@ -121,7 +128,16 @@ typedef struct tc_trace_step {
     uint32_t left, right, new_id;
 } tc_trace_step;
 
+/* One step of the greedy encoder: where it stood, what it chose (id, or
+ * 0xFFFFFFFF for a dropped byte), and the candidates it considered (every
+ * entry that was a prefix there, shortest first). */
+typedef struct tc_trace_greedy_step {
+    uint32_t pos, chosen, chosen_len, cand_first, cand_count;
+} tc_trace_greedy_step;
+
 typedef struct tc_trace {
+    tc_trace_greedy_step *gsteps; size_t ngsteps;   /* greedy encoder only */
+    uint32_t *gcands; size_t ngcands;
     tc_buf normalized;          /* concatenated normalized text of all segments */
     tc_span *norm_align; size_t norm_align_cap;  /* one original span per normalized byte */
     tc_trace_chunk *chunks; size_t nchunks, chunks_cap;
@@ -137,8 +153,9 @@ typedef struct tc_trace {
  * specials first, no normalizer, no pre-tokenizer, no post-processor. */
 typedef enum tc_encoder { TC_ENC_BPE = 0, TC_ENC_RANK, TC_ENC_GREEDY } tc_encoder;
 
-/* Builds what an encoder needs beyond loading (rank: a bytes -> id index;
- * greedy: the longest-match index). Idempotent. Not thread-safe: call it
+/* Builds what an encoder needs beyond loading (bpe on a vocab.bin: the
+ * recovered merges; rank: a bytes -> id index; greedy: the longest-match
+ * index). Idempotent. Not thread-safe: call it
  * before sharing the handle between threads. */
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err);
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc);

@@ -200,7 +200,7 @@ int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err) {
 
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
     switch (enc) {
-    case TC_ENC_BPE: return 1;
+    case TC_ENC_BPE: return tok->model.merges.slots != NULL;
     case TC_ENC_RANK: return tok->model.by_bytes.slots != NULL;
     case TC_ENC_GREEDY: return tok->greedy != NULL;
     }
@@ -209,6 +209,7 @@ int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
 
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (tc_is_prepared(tok, enc)) return TC_OK;
+    if (enc == TC_ENC_BPE) return tc_recover_merges(tok, err);
     if (enc == TC_ENC_RANK) return tc_strmap_build(&tok->model.by_bytes, &tok->model.vocab, 1, err);
     if (enc == TC_ENC_GREEDY) return tc_greedy_prepare(tok, err);
     return tc_error_set(err, TC_ERR_ARG, "unknown encoder %d", (int)enc);

@@ -132,11 +132,8 @@ int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err
                 m->used++;
                 break;
             }
-            if (sl->hash == (uint32_t)h && sl->len == len && memcmp(v->pool.data + sl->off, s, len) == 0) {
-                if (by_bytes) break;   /* same bytes, keep the lower id (rank) */
-                return tc_error_set(err, TC_ERR_FORMAT, "token \"%.*s\" appears twice (ids %u and %u)",
-                                    (int)(len > 60 ? 60 : len), (const char *)s, sl->id1 - 1, id);
-            }
+            if (sl->hash == (uint32_t)h && sl->len == len && memcmp(v->pool.data + sl->off, s, len) == 0)
+                break;   /* equal keys (a vocab.bin's marker/letter pairs): the lower id wins */
             i = (i + 1) & mask;
         }
     }
