@@ -1,5 +1,8 @@
 """The `tokinspect` command line: encode, decode, trace and info.
 
+No arguments, or a first argument that is an existing file, opens the
+window instead (app/gui.py, imported only then).
+
 Text comes from the argument or stdin; `--jsonl` reads one JSON string (or
 {"text": ..., "add_special_tokens": ...}) per line and writes one JSON
 object per line, the protocol the board agent `tokcore` speaks too.
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -158,10 +162,33 @@ def build_parser() -> argparse.ArgumentParser:
     common(i)
     i.add_argument("path", nargs="?")
     i.set_defaults(func=cmd_info)
+
+    from .cli_vocab import register
+
+    register(sub)
     return p
 
 
+SUBCOMMANDS = ("encode", "decode", "trace", "info")
+GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with")
+
+
+def wants_gui(argv: Sequence[str]) -> bool:
+    """No arguments, a first argument that is an existing file, or a GUI flag: the window."""
+    if not argv:
+        return True
+    first = argv[0]
+    if first in SUBCOMMANDS or first in ("-h", "--help"):
+        return False
+    return os.path.isfile(first) or first.split("=")[0] in GUI_FLAGS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if wants_gui(argv):
+        from .gui import main as gui_main  # Qt only here: the CLI works without a display
+
+        return gui_main(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

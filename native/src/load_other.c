@@ -354,7 +354,7 @@ static int recover_merges(tc_tokenizer *tok, tc_error *err) { return tc_recover_
 static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks, const uint8_t *bytes,
                             const uint32_t *offs, const uint32_t *lens, uint32_t maxrank, tc_preset preset,
                             const char *what, int with_merges, tc_error *err) {
-    if (apply_preset(tok, preset, err) != TC_OK) return fail_code(err);
+    if (tok->npretok == 0 && apply_preset(tok, preset, err) != TC_OK) return fail_code(err);
     tc_model *m = &tok->model;
     m->kind = TC_MODEL_BPE_MERGES;
     if (tc_vocab_init(&m->vocab, maxrank + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
@@ -455,6 +455,119 @@ static int preset_special_flag(tc_preset p, const uint8_t *b, size_t n) {
     return 1;
 }
 
+/* ---- real bytes of vocab.bin entries ----------------------------------------
+ * subtle: C4 80..C4 A0 is both a kept marker (bytes 0x00..0x20) and the
+ * UTF-8 of the letters U+0100..U+0120 (ą, č, ę, ğ, Ġ ...). The file cannot
+ * tell them apart; the vocabulary can, nearly always:
+ *   - entries with identical bytes: the lowest id is the marker reading
+ *     (the single-byte tokens come first), the others the letters;
+ *   - an entry made only of whitespace markers (or of one marker repeated)
+ *     is whitespace;
+ *   - otherwise space, tab and newline markers (and \r next to a newline)
+ *     are read as whitespace and other markers as letters, and the reading
+ *     must form a single pre-token chunk, as every trained token does;
+ *     failing that, all letters, then all markers.
+ * On Qwen3, Qwen2.5 and GPT-2 this gives back every entry's original bytes. */
+
+enum { READ_MARKERS, READ_WS, READ_LETTERS };
+
+static int is_marker_at(const uint8_t *s, size_t n, size_t i) {
+    return s[i] == 0xC4 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0xA0;
+}
+
+static int read_entry(const uint8_t *s, size_t n, int mode, tc_buf *out) {
+    int has_nl = 0;
+    for (size_t i = 0; i + 1 < n; i++) if (s[i] == 0xC4 && s[i + 1] == 0x8A) has_nl = 1;
+    for (size_t i = 0; i < n;) {
+        if (is_marker_at(s, n, i)) {
+            uint8_t b = (uint8_t)(s[i + 1] - 0x80);
+            int marker = mode == READ_MARKERS ||
+                         (mode == READ_WS && (b == 0x09 || b == 0x0A || b == 0x20 || (b == 0x0D && has_nl)));
+            if (marker ? tc_buf_push(out, b) : tc_buf_append(out, s + i, 2)) return -1;
+            i += 2;
+        } else {
+            if (tc_buf_push(out, s[i]) != 0) return -1;
+            i++;
+        }
+    }
+    return 0;
+}
+
+/* 1 if the entry is only markers, all of them whitespace (a \r only next
+ * to a newline) or all the same. */
+static int only_ws_markers(const uint8_t *s, size_t n) {
+    if (n == 0 || n % 2) return 0;
+    int all_ws = 1, all_same = 1, has_cr = 0, has_nl = 0;
+    for (size_t i = 0; i < n; i += 2) {
+        if (!is_marker_at(s, n, i)) return 0;
+        uint8_t b = (uint8_t)(s[i + 1] - 0x80);
+        if (!((b >= 0x09 && b <= 0x0D) || b == 0x20)) all_ws = 0;
+        has_cr |= b == 0x0D;
+        has_nl |= b == 0x0A;
+        if (s[i + 1] != s[1]) all_same = 0;
+    }
+    return (all_ws && (!has_cr || has_nl)) || all_same;
+}
+
+/* 1 if text is one chunk of the handle's splitting pattern. */
+static int one_chunk(const tc_tokenizer *tok, const uint8_t *text, size_t n, size_t **m, size_t *cap) {
+    const tc_pretok *pt = NULL;
+    for (int i = 0; i < tok->npretok; i++)
+        if (tok->pretok[i].re) { pt = &tok->pretok[i]; break; }
+    if (!pt) return 1;
+    size_t cnt = 0;
+    int r;
+    if (pt->fast != TC_FAST_NONE) { r = tc_fast_find_all(pt->fast, text, n, m, &cnt, cap); cnt /= 2; }
+    else r = tc_regex_find_all(pt->re, text, n, m, &cnt, cap);
+    return r == 0 && cnt == 1 && (*m)[0] == 0 && (*m)[1] == n;
+}
+
+static int vbin_real(const tc_tokenizer *tok, const uint8_t *s, size_t n, int group_role, tc_buf *out,
+                     size_t **m, size_t *cap) {
+    /* group_role: 0 alone, 1 lowest id of identical entries, 2 a higher one */
+    if (group_role == 2) return tc_buf_append(out, s, n);
+    if (group_role == 1 || only_ws_markers(s, n)) return read_entry(s, n, READ_MARKERS, out);
+    int any = 0;
+    for (size_t i = 0; i + 1 < n; i++) any |= is_marker_at(s, n, i);
+    if (!any) return tc_buf_append(out, s, n);
+    static const int order[3] = {READ_WS, READ_LETTERS, READ_MARKERS};
+    size_t start = out->len;
+    for (int k = 0; k < 3; k++) {
+        out->len = start;
+        if (read_entry(s, n, order[k], out) != 0) return -1;
+        if (one_chunk(tok, out->data + start, out->len - start, m, cap)) return 0;
+    }
+    out->len = start;
+    return read_entry(s, n, READ_WS, out);
+}
+
+/* Role of each id among entries with identical bytes (0 alone, 1 the
+ * lowest id of a group, 2 a higher one), with a hash table over the
+ * entries' bytes. Returns NULL on OOM. */
+static uint8_t *group_roles(const tc_vbin *vb, uint32_t n) {
+    uint8_t *role = calloc(n ? n : 1, 1);
+    size_t cap = 16;
+    while (cap < (size_t)n * 2) cap <<= 1;
+    uint32_t *slot = calloc(cap, sizeof *slot);   /* id + 1 */
+    if (!role || !slot) { free(role); free(slot); return NULL; }
+    for (uint32_t id = 0; id < n; id++) {
+        const tc_vbin_entry *e = &vb->by_id[id];
+        size_t i = (size_t)tc_hash_bytes(vb->data + e->off, e->len) & (cap - 1);
+        for (;;) {
+            if (!slot[i]) { slot[i] = id + 1; break; }
+            const tc_vbin_entry *o = &vb->by_id[slot[i] - 1];
+            if (o->len == e->len && memcmp(vb->data + o->off, vb->data + e->off, e->len) == 0) {
+                role[slot[i] - 1] = 1;
+                role[id] = 2;
+                break;
+            }
+            i = (i + 1) & (cap - 1);
+        }
+    }
+    free(slot);
+    return role;
+}
+
 tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err) {
     tc_vbin vb;
     memset(&vb, 0, sizeof vb);
@@ -464,6 +577,8 @@ tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset
     }
     tc_tokenizer *tok = tc_tokenizer_new();
     uint32_t *ranks = NULL, *offs = NULL, *lens = NULL;
+    uint8_t *roles = NULL;
+    size_t *mbuf = NULL, mcap = 0;
     tc_buf real = {0};
     if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     /* added tokens: the run of "<...>" entries at the highest ids */
@@ -477,10 +592,17 @@ tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset
     offs = malloc((size_t)first_added * sizeof *offs);
     lens = malloc((size_t)first_added * sizeof *lens);
     if (!ranks || !offs || !lens) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    /* the preset's pipeline first: reading the entries needs its pattern */
+    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
+    roles = group_roles(&vb, first_added);
+    if (!roles) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     for (uint32_t id = 0; id < first_added; id++) {
         const tc_vbin_entry *e = &vb.by_id[id];
         size_t before = real.len;
-        if (tc_vbin_real_bytes(vb.data + e->off, e->len, &real) < 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+        if (vbin_real(tok, vb.data + e->off, e->len, roles[id], &real, &mbuf, &mcap) != 0) {
+            tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
         ranks[id] = id; offs[id] = (uint32_t)before; lens[id] = (uint32_t)(real.len - before);
     }
     if (first_added == 0 || build_rank_model(tok, first_added, ranks, real.data, offs, lens, first_added - 1, preset,
@@ -501,11 +623,11 @@ tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
     if (tc_prepare(tok, TC_ENC_GREEDY, err) != TC_OK) goto fail;
     tc_describe_update(tok, "vocab.bin");
-    free(ranks); free(offs); free(lens); tc_buf_free(&real);
+    free(ranks); free(offs); free(lens); free(roles); free(mbuf); tc_buf_free(&real);
     tc_vbin_free(&vb);
     return tok;
 fail:
-    free(ranks); free(offs); free(lens); tc_buf_free(&real);
+    free(ranks); free(offs); free(lens); free(roles); free(mbuf); tc_buf_free(&real);
     tc_vbin_free(&vb);
     tc_free(tok);
     return NULL;

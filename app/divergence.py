@@ -1,0 +1,72 @@
+"""Where two segmentations of the same text diverge, over a corpus.
+
+One tokenizer with two encoders (e.g. `bpe` against the board's `greedy`),
+or two tokenizers: each line is encoded by both sides, aligned by bytes
+(compare.py), and the divergent spans are counted by their text and both
+segmentations.
+
+Does not: classify the cause (the board diff does that).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .compare import compare
+from .tokenizer import Encoding, Tokenizer
+
+
+@dataclass(frozen=True)
+class Side:
+    tokenizer: Tokenizer
+    encoder: str = "bpe"
+
+    def encode(self, text: str) -> Encoding:
+        return self.tokenizer.encode(text, add_special_tokens=False, encoder=self.encoder)
+
+
+def _pieces(enc: Encoding, lo: int, hi: int, raw: bytes) -> tuple[str, ...]:
+    out = []
+    for k in range(lo, hi):
+        s, e = enc.byte_offsets[k].tolist()
+        out.append(raw[s:e].decode("utf-8", errors="backslashreplace"))
+    return tuple(out)
+
+
+@dataclass
+class Report:
+    lines: int = 0
+    agree: int = 0
+    tokens_a: int = 0
+    tokens_b: int = 0
+    spans: Counter[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=Counter)
+
+    @property
+    def agree_share(self) -> float:
+        return self.agree / self.lines if self.lines else 1.0
+
+    def most_common(self, n: int = 20) -> list[tuple[tuple[str, tuple[str, ...], tuple[str, ...]], int]]:
+        return self.spans.most_common(n)
+
+
+def divergence(a: Side, b: Side, lines: Iterable[str]) -> Report:
+    rep = Report()
+    for line in lines:
+        if not line:
+            continue
+        ea, eb = a.encode(line), b.encode(line)
+        rep.lines += 1
+        rep.tokens_a += len(ea)
+        rep.tokens_b += len(eb)
+        cmp = compare(ea, eb)
+        if cmp.same:
+            rep.agree += 1
+            continue
+        raw = line.encode("utf-8")
+        for seg in cmp.divergent:
+            s, e = seg.byte_span
+            text = raw[s:e].decode("utf-8", errors="backslashreplace")
+            rep.spans[(text, _pieces(ea, *seg.a, raw), _pieces(eb, *seg.b, raw))] += 1
+    return rep
