@@ -94,7 +94,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"A: {a.tokenizer.name} [{a.encoder}]   B: {b.tokenizer.name} [{b.encoder}]")
     print(f"lines {rep.lines}, identical {rep.agree} ({100 * rep.agree_share:.1f}%), tokens A {rep.tokens_a}, "
           f"B {rep.tokens_b}")
-    print(f"most frequent divergent spans (count, text, A | B):")
+    print("most frequent divergent spans (count, text, A | B):")
     for (text, pa, pb), n in rep.most_common(args.top):
         print(f"  {n:>6}  {text!r:<16} {' '.join(map(repr, pa)) or '(none)'}  |  {' '.join(map(repr, pb)) or '(none)'}")
     return 0

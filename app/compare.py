@@ -1,0 +1,66 @@
+"""Two segmentations of the same bytes, aligned.
+
+Both encodings cover the same UTF-8 text. A boundary both put a token edge
+at is a common boundary; between two consecutive common boundaries the two
+sides either agree (one token each, the same bytes) or diverge. Ids are not
+compared: two tokenizers number the same piece differently.
+
+Does not handle: encodings of different texts (e.g. different
+normalizations that change the bytes); spans are in original bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .tokenizer import Encoding
+
+
+@dataclass(frozen=True)
+class Segment:
+    byte_span: tuple[int, int]
+    a: tuple[int, int]          # token index range in A
+    b: tuple[int, int]          # token index range in B
+
+
+@dataclass(frozen=True)
+class Comparison:
+    tokens_a: int
+    tokens_b: int
+    divergent: list[Segment]
+    divergent_bytes: int
+    same_tokens: int            # tokens with identical byte spans on both sides
+
+    @property
+    def same(self) -> bool:
+        return not self.divergent
+
+
+def _edges(enc: Encoding) -> np.ndarray:
+    return np.unique(enc.byte_offsets.astype(np.int64).reshape(-1))
+
+
+def compare(a: Encoding, b: Encoding) -> Comparison:
+    """Aligns A and B by bytes and lists their divergent spans."""
+    if len(a) == 0 or len(b) == 0:
+        segs = [] if len(a) == len(b) else [Segment((0, 0), (0, len(a)), (0, len(b)))]
+        return Comparison(len(a), len(b), segs, 0, 0)
+    common = np.intersect1d(_edges(a), _edges(b))
+    sa, sb = a.byte_offsets[:, 0].astype(np.int64), b.byte_offsets[:, 0].astype(np.int64)
+    ia = np.searchsorted(sa, common, side="left")
+    ib = np.searchsorted(sb, common, side="left")
+    # tokens per segment on each side; a segment agrees when both have exactly one token
+    na, nb = np.diff(ia), np.diff(ib)
+    # the last common boundary closes the text: tokens from there on (zero-width tails) count too
+    agree = (na == 1) & (nb == 1)
+    bad = np.nonzero(~agree & ((na > 0) | (nb > 0)))[0]
+    segs = [Segment((int(common[k]), int(common[k + 1])), (int(ia[k]), int(ia[k + 1])), (int(ib[k]), int(ib[k + 1])))
+            for k in bad]
+    tail_a, tail_b = len(a) - int(ia[-1]), len(b) - int(ib[-1])
+    if tail_a != tail_b:
+        end = int(common[-1])
+        segs.append(Segment((end, end), (int(ia[-1]), len(a)), (int(ib[-1]), len(b))))
+    div_bytes = sum(s.byte_span[1] - s.byte_span[0] for s in segs)
+    return Comparison(len(a), len(b), segs, div_bytes, int(agree.sum()))
