@@ -5,7 +5,7 @@ package wraps it: `Tokenizer`, `Encoding`, `Trace`.
 """
 
 from .tokenizer import Encoding, Tokenizer, TokenizerError
-from .trace import MergeStep, Trace, TraceChunk
+from .trace import GreedyStep, MergeStep, Trace, TraceChunk
 
-__all__ = ["Encoding", "MergeStep", "Tokenizer", "TokenizerError", "Trace", "TraceChunk"]
+__all__ = ["Encoding", "GreedyStep", "MergeStep", "Tokenizer", "TokenizerError", "Trace", "TraceChunk"]
 __version__ = "0.1.0"

@@ -38,17 +38,21 @@ class Comparison:
         return not self.divergent
 
 
-def _edges(enc: Encoding) -> np.ndarray:
-    return np.unique(enc.byte_offsets.astype(np.int64).reshape(-1))
+def compare(a: Encoding, b: Encoding, spans_a: np.ndarray | None = None,
+            spans_b: np.ndarray | None = None) -> Comparison:
+    """Aligns A and B by bytes and lists their divergent spans.
 
-
-def compare(a: Encoding, b: Encoding) -> Comparison:
-    """Aligns A and B by bytes and lists their divergent spans."""
+    spans_a/spans_b: each token's own bytes (Analysis.exact_bytes); by default
+    the encodings' byte_offsets, which give a character split by tokens whole
+    to every piece of it (such pieces then count as divergent).
+    """
+    ba = (a.byte_offsets if spans_a is None else spans_a).astype(np.int64)
+    bb = (b.byte_offsets if spans_b is None else spans_b).astype(np.int64)
     if len(a) == 0 or len(b) == 0:
         segs = [] if len(a) == len(b) else [Segment((0, 0), (0, len(a)), (0, len(b)))]
         return Comparison(len(a), len(b), segs, 0, 0)
-    common = np.intersect1d(_edges(a), _edges(b))
-    sa, sb = a.byte_offsets[:, 0].astype(np.int64), b.byte_offsets[:, 0].astype(np.int64)
+    common = np.intersect1d(np.unique(ba.reshape(-1)), np.unique(bb.reshape(-1)))
+    sa, sb = ba[:, 0], bb[:, 0]
     ia = np.searchsorted(sa, common, side="left")
     ib = np.searchsorted(sb, common, side="left")
     # tokens per segment on each side; a segment agrees when both have exactly one token

@@ -113,6 +113,8 @@ class Tokenizer:
                 merges = sibling
             else:
                 raise TokenizerError(f"{p}: a vocab.json needs its merges.txt (merges=...)")
+        if fmt == "unknown" and (not head or b"\x00" in head[:64]):
+            fmt = "vocab_bin"   # binary: let the vocab.bin parser say what is wrong with it
         if fmt == "unknown":
             raise TokenizerError(f"{p}: not a tokenizer.json, vocab.json, .tiktoken or vocab.bin file")
         kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin"}[fmt]

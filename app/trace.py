@@ -65,12 +65,25 @@ class TraceChunk:
 
 
 @dataclass(frozen=True)
+class GreedyStep:
+    pos: int                  # original byte offset where the step starts
+    chosen: int | None        # the id taken (None: the byte was dropped)
+    chosen_len: int           # stored bytes consumed
+    candidates: list[int]     # every entry that was a prefix there, shortest first
+
+
+_GSTEP = np.dtype([("pos", "<u4"), ("chosen", "<u4"), ("chosen_len", "<u4"), ("cand_first", "<u4"),
+                   ("cand_count", "<u4")])
+
+
+@dataclass(frozen=True)
 class Trace:
     encoding: Encoding
     normalized: bytes               # normalized text of all segments, concatenated
     norm_align: np.ndarray          # (len(normalized), 2) original byte span per normalized byte
     normalized_changed: bool
     chunks: list[TraceChunk]
+    greedy_steps: list[GreedyStep]   # the greedy encoder's steps (empty for bpe/rank)
 
     @property
     def normalized_text(self) -> str:
@@ -97,4 +110,13 @@ class Trace:
                 token_range=(tf, tf + tc),
             ))
         align = np.frombuffer(raw["norm_align"], dtype="<u4").reshape(-1, 2)  # type: ignore[arg-type]
-        return cls(enc, bytes(raw["normalized"]), align, bool(raw["normalized_changed"]), chunks)  # type: ignore[arg-type]
+        gsteps = np.frombuffer(raw["greedy_steps"], dtype=_GSTEP)  # type: ignore[arg-type]
+        gcands = np.frombuffer(raw["greedy_cands"], dtype="<u4")  # type: ignore[arg-type]
+        greedy = []
+        for g in gsteps:
+            first, count = int(g["cand_first"]), int(g["cand_count"])
+            chosen = None if int(g["chosen"]) == 0xFFFFFFFF else int(g["chosen"])
+            greedy.append(GreedyStep(int(g["pos"]), chosen, int(g["chosen_len"]),
+                                     [int(x) for x in gcands[first : first + count]]))
+        return cls(enc, bytes(raw["normalized"]), align, bool(raw["normalized_changed"]), chunks,  # type: ignore[arg-type]
+                   greedy)

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    pkgs=(gcc libc6-dev)
+    # gcc: the extension; the rest: PySide6 under QT_QPA_PLATFORM=offscreen (tests/test_gui.py)
+    pkgs=(gcc libc6-dev libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
     missing=()
     for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
     if [ ${#missing[@]} -gt 0 ]; then

@@ -571,10 +571,7 @@ static uint8_t *group_roles(const tc_vbin *vb, uint32_t n) {
 tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err) {
     tc_vbin vb;
     memset(&vb, 0, sizeof vb);
-    if (tc_vbin_parse(data, len, &vb, err) != TC_OK) {
-        tc_error_prefix(err, "vocab.bin: ");
-        return NULL;
-    }
+    if (tc_vbin_parse(data, len, &vb, err) != TC_OK) return NULL;   /* its messages start with "vocab.bin: " */
     tc_tokenizer *tok = tc_tokenizer_new();
     uint32_t *ranks = NULL, *offs = NULL, *lens = NULL;
     uint8_t *roles = NULL;

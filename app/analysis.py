@@ -1,0 +1,197 @@
+"""Everything the views show about one encoded text, computed once.
+
+`analyze()` runs in a worker thread: it encodes the text and derives the
+arrays the panes look things up in (UTF-16 spans for Qt's text positions,
+tokens that split a UTF-8 character, the byte -> token map). Views only
+index these arrays; they never re-derive them.
+
+Does not handle: tracing very long texts automatically (a trace builds one
+Python object per chunk, ~2 ms per 1,000 characters); callers pass
+`with_trace=False` and trace in a second job (automatically up to
+`TRACE_AUTO_LIMIT` characters, on request above).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .capabilities import encode_kwargs
+from .tokenizer import Encoding, Tokenizer
+from .trace import Trace
+
+# characters; above this the trace waits for a click. A trace costs ~2 ms per 1,000 characters
+# (one Python object per chunk) and holds the GIL while it builds them: at 100,000 characters an
+# automatic trace per keystroke tripled keystroke-to-repaint (242 ms vs ~80 ms, bench/gui_latency.py).
+TRACE_AUTO_LIMIT = 30_000
+
+
+class Cancelled(Exception):
+    """Raised inside a worker when its job was cancelled between phases."""
+
+
+@dataclass(frozen=True)
+class TokenSpans:
+    """Token spans in a text, in the units the panes need.
+
+    u16: (n, 2) spans in UTF-16 code units (Qt text positions).
+    special: 1 for special tokens. split: True when the token starts or ends
+    inside a UTF-8 character. marks: (m, 2) UTF-16 ranges to highlight
+    (compare: divergent spans).
+    """
+
+    u16: np.ndarray
+    special: np.ndarray
+    split: np.ndarray
+    marks: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+
+    def __len__(self) -> int:
+        return int(self.u16.shape[0])
+
+    def visible(self, start: int, end: int) -> tuple[int, int]:
+        """Token index range [i0, i1) overlapping UTF-16 positions [start, end)."""
+        i0 = int(np.searchsorted(self.u16[:, 1], start, side="right"))
+        i1 = int(np.searchsorted(self.u16[:, 0], end, side="left"))
+        return i0, max(i0, i1)
+
+    def at(self, pos: int) -> int:
+        """The token covering UTF-16 position pos (the one ending there if none starts there); -1 if none."""
+        n = len(self)
+        if n == 0:
+            return -1
+        i = int(np.searchsorted(self.u16[:, 0], pos, side="right")) - 1
+        if i < 0:
+            return 0
+        if pos >= int(self.u16[i, 1]) and i + 1 < n:
+            return i + 1 if int(self.u16[i + 1, 0]) <= pos else i
+        return i
+
+
+@dataclass(frozen=True)
+class Analysis:
+    generation: int
+    text: str
+    data: bytes                 # the UTF-8 bytes that were encoded
+    encoding: Encoding
+    spans: TokenSpans
+    byte_token: np.ndarray      # token index per byte of `data` (-1: no token), by each token's own bytes
+    exact_bytes: np.ndarray     # (n, 2) each token's own bytes (byte_offsets give a split character whole)
+    encoder: str
+    trace: Trace | None
+    seconds: float
+
+    def __len__(self) -> int:
+        return len(self.encoding)
+
+
+def utf8_bytes(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogatepass")
+
+
+def utf16_spans(text: str, char_offsets: np.ndarray) -> np.ndarray:
+    """Code point offsets -> UTF-16 offsets (characters above U+FFFF count twice)."""
+    if char_offsets.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype="<u4")
+    extra = np.zeros(cps.shape[0] + 1, dtype=np.int64)
+    np.cumsum(cps >= 0x10000, out=extra[1:])
+    offs = np.minimum(char_offsets.astype(np.int64), cps.shape[0])
+    return offs + extra[offs]
+
+
+def split_char_mask(data: bytes, byte_offsets: np.ndarray) -> np.ndarray:
+    """True for tokens that split a UTF-8 character.
+
+    subtle: the engine gives such tokens the whole character's span, so they
+    show up as neighbors whose spans overlap, not as spans inside a character.
+    """
+    del data
+    n = byte_offsets.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    s, e = byte_offsets[:, 0].astype(np.int64), byte_offsets[:, 1].astype(np.int64)
+    nonempty = e > s
+    out = np.zeros(n, dtype=bool)
+    overlap = (s[1:] < e[:-1]) & nonempty[1:] & nonempty[:-1]
+    out[1:] |= overlap
+    out[:-1] |= overlap
+    return out
+
+
+def exact_byte_spans(tok: Tokenizer, enc: Encoding, split: np.ndarray) -> np.ndarray:
+    """Byte spans with each character-splitting token narrowed to its own bytes
+    (run by run: a run of overlapping tokens shares one span, cut by the tokens' byte lengths)."""
+    spans = enc.byte_offsets.astype(np.int64)
+    if not split.any():
+        return spans
+    spans = spans.copy()
+    cursor = -1
+    for i in np.nonzero(split)[0].tolist():
+        start = int(spans[i, 0])
+        if i == 0 or not split[i - 1] or start >= cursor:
+            cursor = start
+        size = len(tok.id_to_bytes(int(enc.ids[i])) or b"")
+        spans[i] = (cursor, min(cursor + size, int(enc.byte_offsets[i, 1])))
+        cursor += size
+    return spans
+
+
+def byte_token_map(nbytes: int, byte_offsets: np.ndarray) -> np.ndarray:
+    """Token index of every byte (the last token covering it); -1 where none does."""
+    out = np.full(nbytes, -1, dtype=np.int64)
+    if byte_offsets.size == 0:
+        return out
+    starts = byte_offsets[:, 0].astype(np.int64)
+    ends = np.minimum(byte_offsets[:, 1].astype(np.int64), nbytes)
+    lengths = np.maximum(ends - starts, 0)
+    idx = np.repeat(np.arange(starts.shape[0]), lengths)
+    # positions: start of each token + 0..len-1
+    firsts = np.repeat(starts, lengths)
+    within = np.arange(idx.shape[0]) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    out[firsts + within] = idx
+    return out
+
+
+def token_spans(text: str, data: bytes, enc: Encoding) -> TokenSpans:
+    return TokenSpans(utf16_spans(text, enc.offsets), enc.special_mask,
+                      split_char_mask(data, enc.byte_offsets))
+
+
+def encode(tok: Tokenizer, text: str, *, encoder: str = "bpe", add_special_tokens: bool = True) -> Encoding:
+    """Encodes text (str; lone surrogates go through as their bytes)."""
+    kw = encode_kwargs(tok, encoder)
+    try:
+        return tok.encode(text, add_special_tokens, **kw)
+    except UnicodeEncodeError:
+        return tok.encode(text.encode("utf-8", errors="surrogateescape"), add_special_tokens, **kw)
+
+
+def trace(tok: Tokenizer, text: str, *, encoder: str = "bpe", add_special_tokens: bool = True) -> Trace:
+    return tok.trace(text, add_special_tokens, **encode_kwargs(tok, encoder))
+
+
+def analyze(tok: Tokenizer, text: str, generation: int, *, encoder: str = "bpe", add_special_tokens: bool = True,
+            with_trace: bool | None = None, cancel: threading.Event | None = None) -> Analysis:
+    """Encodes `text` and derives the lookup arrays; checks `cancel` between phases."""
+    import time
+
+    def check() -> None:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+
+    t0 = time.perf_counter()
+    data = utf8_bytes(text)
+    enc = encode(tok, text, encoder=encoder, add_special_tokens=add_special_tokens)
+    check()
+    spans = token_spans(text, data, enc)
+    check()
+    exact = exact_byte_spans(tok, enc, spans.split)
+    btok = byte_token_map(len(data), exact)
+    check()
+    if with_trace is None:
+        with_trace = len(text) <= TRACE_AUTO_LIMIT
+    tr = trace(tok, text, encoder=encoder, add_special_tokens=add_special_tokens) if with_trace else None
+    check()
+    return Analysis(generation, text, data, enc, spans, btok, exact, encoder, tr, time.perf_counter() - t0)

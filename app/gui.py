@@ -1,0 +1,142 @@
+"""The GUI entry: `tokinspect [FILE...]`, `tokinspect --screenshot DIR`.
+
+Qt is imported here, never by the CLI module, so `tokinspect encode` works
+without a display. `--screenshot DIR` renders every tab on a fixed sample
+to PNG and exits (works with QT_QPA_PLATFORM=offscreen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+SAMPLE_TEXT = (
+    "<|im_start|>user\n"
+    "Hello naïve café! Tokenizers split text into pieces: \"unbelievable\" → un·believ·able?\n"
+    "def encode(text: str) -> list[int]:\n"
+    "    return [ord(c) for c in text]  # 2024-06-01, 3.14159\n"
+    "你好，世界！今天的天气很好。日本語のテキストも。한국어 텍스트\n"
+    "Emoji: 👩‍💻🚀 — and tabs\tand   spaces.<|im_end|>\n"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tokinspect", description="Token inspector window (no arguments: Qwen3 default).")
+    p.add_argument("files", nargs="*", help="tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); "
+                                            ".txt/.md files open as text")
+    p.add_argument("--text", help="initial text")
+    p.add_argument("--screenshot", metavar="DIR", help="render each tab to DIR/*.png and exit")
+    p.add_argument("--size", default="1280x800", help="window size for --screenshot (WxH)")
+    p.add_argument("--dark", action="store_true", help="dark palette")
+    p.add_argument("--compare-with", metavar="FILE", help="tokenizer B of the Compare tab")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from PySide6.QtCore import QCoreApplication, QSettings
+    from PySide6.QtWidgets import QApplication
+
+    QCoreApplication.setOrganizationName("tokinspect")
+    QCoreApplication.setApplicationName("tokinspect")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    from tokinspect.widgets import theme
+    from tokinspect.widgets.main_window import MainWindow
+
+    settings = QSettings("tokinspect", "tokinspect")
+    dark = args.dark or (not args.screenshot and bool(settings.value("view/dark", False, type=bool)))
+    theme.apply(dark)
+    if args.screenshot:
+        return screenshot(Path(args.screenshot), args, dark)
+    win = MainWindow(settings)
+    win.dark_action.setChecked(dark)
+    tokenizers = [f for f in args.files if Path(f).suffix.lower() not in (".txt", ".md")]
+    if not tokenizers:
+        win.open_default()
+    win.open_paths(args.files)
+    win.set_text(args.text if args.text is not None else str(settings.value("text/last", SAMPLE_TEXT)))
+    win.show()
+    rc = app.exec()
+    settings.setValue("text/last", win.text.text()[:100_000])
+    return int(rc)
+
+
+def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
+    """Renders each tab on SAMPLE_TEXT to out/NN-tab[-dark].png."""
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from tokinspect.capabilities import encoders_supported
+    from tokinspect.widgets.main_window import MainWindow
+
+    w, h = (int(x) for x in args.size.lower().split("x"))
+    tmp = tempfile.mkdtemp(prefix="tokinspect-shot-")
+    settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    win.resize(w, h)
+    win.dark_action.setChecked(dark)
+    if args.files:
+        win.open_tokenizer(args.files[0])
+    else:
+        win.open_default()
+    win.set_text(args.text or SAMPLE_TEXT)
+    win.show()
+    app = QApplication.instance()
+    assert app is not None
+
+    def wait(cond: object, ms: int = 20_000) -> None:
+        import time
+        end = time.monotonic() + ms / 1000
+        while not cond() and time.monotonic() < end:  # type: ignore[operator]
+            app.processEvents()
+            time.sleep(0.01)
+
+    wait(lambda: win.doc.analysis is not None and win.doc.tokenizer is not None and not win.doc.busy)
+    a = win.doc.analysis
+    assert a is not None
+    win.sel.select(min(len(a) - 1, _interesting_token(win)))
+    out.mkdir(parents=True, exist_ok=True)
+    suffix = f"-{w}x{h}" + ("-dark" if dark else "")
+    if args.compare_with:
+        win.compare_model.load_b(args.compare_with)
+    elif encoders_supported():
+        win.compare.encoder_b.setCurrentText("greedy")
+    names = ["inspect", "compare", "chat", "vocabulary"]
+    for k, name in enumerate(names):
+        win.tabs.setCurrentIndex(k)
+        if name == "compare":
+            wait(lambda: win.compare_model.result is not None and not win.compare_model.busy)
+        if name == "vocabulary":
+            win.vocab.query.setText("好")
+            wait(lambda: win.vocab_model.index_ is not None)
+        for _ in range(5):
+            app.processEvents()
+        path = out / f"{k + 1:02d}-{name}{suffix}.png"
+        win.grab().save(str(path))
+        print(path)
+    win.side.setCurrentIndex(1)
+    app.processEvents()
+    win.tabs.setCurrentIndex(0)
+    for _ in range(5):
+        app.processEvents()
+    path = out / f"05-stats{suffix}.png"
+    win.grab().save(str(path))
+    print(path)
+    win.close()
+    return 0
+
+
+def _interesting_token(win: object) -> int:
+    """A token worth showing in screenshots: the one covering "naïve"."""
+    a = win.doc.analysis  # type: ignore[attr-defined]
+    k = a.text.find("naïve")
+    return a.spans.at(k + 1) if k >= 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,484 @@
+"""The window's one model and its Qt adapters.
+
+`Document` holds the tokenizer, the text and the current `Analysis`;
+`Selection` is the one shared selection (a token index, and the hovered
+token) that every pane follows, as in Wireshark's packet view. Table models
+read the numpy arrays of the analysis on demand: no Python object per token
+exists until its cell is painted.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+
+from . import chat, stats
+from .analysis import TRACE_AUTO_LIMIT, Analysis, analyze
+from .analysis import trace as trace_text
+from .capabilities import ENCODERS, encoders_supported
+from .gui_workers import Debouncer, Runner
+from .tokenizer import Tokenizer
+from .trace import Trace
+from .trace_rows import ChunkRow, chunk_rows, chunk_token_starts, visible
+from .vocab import VocabIndex
+
+_Index = QModelIndex | QPersistentModelIndex
+_NO_INDEX = QModelIndex()
+
+
+class Selection(QObject):
+    """The selected token (index into the current encoding, -1 for none) and the hovered one."""
+
+    changed = Signal(int)
+    hovered = Signal(int)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.index = -1
+        self.hover = -1
+
+    def select(self, index: int) -> None:
+        if index == self.index:
+            return
+        self.index = index
+        self.changed.emit(index)
+
+    def set_hover(self, index: int) -> None:
+        if index == self.hover:
+            return
+        self.hover = index
+        self.hovered.emit(index)
+
+
+class Document(QObject):
+    """Tokenizer + text -> Analysis, recomputed off the UI thread as the text changes."""
+
+    tokenizerChanged = Signal()
+    analysisChanged = Signal()
+    traceChanged = Signal()
+    busyChanged = Signal(bool)
+    loadFailed = Signal(str, str)       # path, message
+    encodeFailed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.tokenizer: Tokenizer | None = None
+        self.info: dict[str, Any] = {}
+        self.text = ""
+        self.encoder = "bpe"
+        self.add_special_tokens = True
+        self.analysis: Analysis | None = None
+        self.trace: Trace | None = None
+        self.chunks: list[ChunkRow] = []
+        self._chunk_starts = np.zeros(0, dtype=np.int64)
+        self.selection = Selection(self)
+        self._encode = Runner(parent=self)
+        self._encode.finished.connect(self._on_analysis)
+        self._encode.failed.connect(self.encodeFailed)
+        self._encode.busy.connect(self._on_busy)
+        self._trace = Runner(parent=self)
+        self._trace.finished.connect(self._on_trace)
+        self._load = Runner(parent=self)
+        self._load.finished.connect(self._on_loaded)
+        self._load.busy.connect(self._on_busy)
+        self._loading_path = ""
+        self._load.failed.connect(lambda msg: self.loadFailed.emit(self._loading_path, msg))
+        self._debounce = Debouncer(self._start_encode, self)
+
+    # ---- state ----------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._encode.running or self._load.running
+
+    @property
+    def encoders_available(self) -> tuple[str, ...]:
+        return ENCODERS if encoders_supported() else ("bpe",)
+
+    def stats(self) -> stats.Stats | None:
+        a = self.analysis
+        return None if a is None else stats.compute(a.text, len(a.data), a.encoding)
+
+    def chat_template(self) -> chat.ChatTemplate:
+        return chat.find_template(self.tokenizer.path if self.tokenizer is not None and
+                                  self.tokenizer.format != "tiktoken" else None)
+
+    # ---- requests ---------------------------------------------------------
+    def set_text(self, text: str, immediate: bool = False) -> None:
+        self.text = text
+        if immediate:
+            self._start_encode()
+        else:
+            self._debounce.poke(len(text))
+
+    def set_encoder(self, encoder: str) -> None:
+        if encoder not in self.encoders_available or encoder == self.encoder:
+            return
+        self.encoder = encoder
+        self._start_encode()
+
+    def set_add_special_tokens(self, on: bool) -> None:
+        self.add_special_tokens = on
+        self._start_encode()
+
+    def set_tokenizer(self, tok: Tokenizer, info: dict[str, Any] | None = None) -> None:
+        self.tokenizer = tok
+        self.info = info if info is not None else tok.describe()
+        self.tokenizerChanged.emit()
+        self._start_encode()
+
+    def load_default(self) -> None:
+        self._start_load("", lambda: Tokenizer.default())
+
+    def load_file(self, path: str | Path) -> None:
+        p = Path(path)
+        self._start_load(str(p), lambda: Tokenizer.from_file(p))
+
+    def request_trace(self) -> None:
+        """Traces the current analysis's text in a worker (automatic below
+        TRACE_AUTO_LIMIT characters, on request above); the chunk rows are built there too."""
+        a, tok = self.analysis, self.tokenizer
+        if tok is None or a is None:
+            return
+        special = self.add_special_tokens
+
+        def work(ev: threading.Event, gen: int) -> tuple[int, Trace, list[ChunkRow], np.ndarray]:
+            tr = trace_text(tok, a.text, encoder=a.encoder, add_special_tokens=special)
+            return a.generation, tr, chunk_rows(tr), chunk_token_starts(tr)
+
+        self._trace.submit(work)
+
+    def cancel(self) -> None:
+        self._encode.cancel()
+        self._load.cancel()
+        self._trace.cancel()
+
+    def flush(self) -> None:
+        """Starts a pending debounced encode now."""
+        self._debounce.flush()
+
+    # ---- lookups the panes use ---------------------------------------------
+    def chunk_of_token(self, token: int) -> int:
+        if self._chunk_starts.size == 0 or token < 0:
+            return -1
+        k = int(np.searchsorted(self._chunk_starts, token, side="right")) - 1
+        if k < 0:
+            return -1
+        a, b = self.chunks[k].token_range
+        return k if a <= token < b else -1
+
+    def token_tooltip(self, i: int) -> str:
+        a = self.analysis
+        if a is None or not 0 <= i < len(a):
+            return ""
+        enc, tok = a.encoding, a.encoding._tokenizer
+        tid = int(enc.ids[i])
+        raw = tok.id_to_bytes(tid) or b""
+        c, b = enc.offsets[i].tolist(), enc.byte_offsets[i].tolist()
+        lines = [f"token {i}: id {tid}", f"piece {tok.id_to_token(tid)!r}", f"bytes {raw.hex(' ') or '-'}",
+                 f"chars {c[0]}–{c[1]}   bytes {b[0]}–{b[1]}"]
+        if enc.special_mask[i]:
+            lines.append("special token")
+        if a.spans.split[i]:
+            lines.append("splits a UTF-8 character")
+        return "\n".join(lines)
+
+    # ---- workers ----------------------------------------------------------
+    def _start_encode(self) -> None:
+        tok = self.tokenizer
+        if tok is None:
+            return
+        text, encoder, special = self.text, self.encoder, self.add_special_tokens
+        self._trace.cancel()
+        # the trace is a second job (it costs ~2 ms per 1,000 characters): the panes repaint first
+        self._encode.submit(lambda ev, gen: analyze(tok, text, gen, encoder=encoder, add_special_tokens=special,
+                                                    with_trace=False, cancel=ev))
+
+    def _start_load(self, path: str, make: Any) -> None:
+        self._loading_path = path
+
+        def work(ev: threading.Event, gen: int) -> tuple[Tokenizer, dict[str, Any]]:
+            tok = make()
+            return tok, tok.describe()
+
+        self._load.submit(work)
+
+    def _on_loaded(self, result: tuple[Tokenizer, dict[str, Any]]) -> None:
+        self.set_tokenizer(*result)
+
+    def _on_analysis(self, a: Analysis) -> None:
+        self.analysis = a
+        self._set_trace(None, [], np.zeros(0, dtype=np.int64))
+        sel = self.selection.index
+        if sel >= len(a):
+            self.selection.index = len(a) - 1
+        self.analysisChanged.emit()
+        if len(a.text) <= TRACE_AUTO_LIMIT:
+            self.request_trace()
+
+    def _on_trace(self, result: tuple[int, Trace, list[ChunkRow], np.ndarray]) -> None:
+        gen, tr, rows, starts = result
+        if self.analysis is None or gen != self.analysis.generation:
+            return
+        self._set_trace(tr, rows, starts)
+
+    def _set_trace(self, tr: Trace | None, rows: list[ChunkRow], starts: np.ndarray) -> None:
+        self.trace = tr
+        self.chunks = rows
+        self._chunk_starts = starts
+        self.traceChanged.emit()
+
+    @property
+    def trace_pending(self) -> bool:
+        return self._trace.running
+
+    def _on_busy(self, _: bool) -> None:
+        self.busyChanged.emit(self.busy)
+
+
+def _shown(b: bytes) -> str:
+    """A token's text for a table cell: decoded, whitespace and controls visible."""
+    s = b.decode("utf-8", errors="replace")
+    s = visible(s)
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in s)
+
+
+class TokenTableModel(QAbstractTableModel):
+    """One row per token of the current analysis; cells built when painted."""
+
+    COLUMNS = ("#", "id", "piece", "text", "hex bytes", "chars", "bytes", "special")
+
+    def __init__(self, doc: Document, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self._a: Analysis | None = None
+        self._hover = -1
+        doc.analysisChanged.connect(self._reset)
+        doc.selection.hovered.connect(self._on_hover)
+
+    def _reset(self) -> None:
+        self.beginResetModel()
+        self._a = self.doc.analysis
+        self.endResetModel()
+
+    def _on_hover(self, i: int) -> None:
+        old, self._hover = self._hover, i
+        for r in (old, i):
+            if 0 <= r < self.rowCount():
+                self.dataChanged.emit(self.index(r, 0), self.index(r, len(self.COLUMNS) - 1))
+
+    def rowCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() or self._a is None else len(self._a)
+
+    def columnCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        a = self._a
+        if a is None or not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        enc = a.encoding
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._cell(a, r, c)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.doc.token_tooltip(r)
+        if role == Qt.ItemDataRole.TextAlignmentRole and c in (0, 1):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:  # for the delegate/tests: flags
+            return {"special": bool(enc.special_mask[r]), "split": bool(a.spans.split[r]), "hover": r == self._hover}
+        if role == Qt.ItemDataRole.FontRole and c == 4:
+            from PySide6.QtGui import QFontDatabase
+            return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        return None
+
+    def _cell(self, a: Analysis, r: int, c: int) -> str:
+        enc = a.encoding
+        tok = enc._tokenizer
+        if c == 0:
+            return str(r)
+        tid = int(enc.ids[r])
+        if c == 1:
+            return str(tid)
+        if c == 2:
+            return tok.id_to_token(tid) or ""
+        if c == 3:
+            return _shown(tok.id_to_bytes(tid) or b"")
+        if c == 4:
+            return (tok.id_to_bytes(tid) or b"").hex(" ")
+        if c == 5:
+            s, e = enc.offsets[r].tolist()
+            return f"{s}–{e}"
+        if c == 6:
+            s, e = enc.byte_offsets[r].tolist()
+            return f"{s}–{e}"
+        return "special" if enc.special_mask[r] else ""
+
+
+class ChunkListModel(QAbstractListModel):
+    """The pre-token chunks of the current trace."""
+
+    def __init__(self, doc: Document, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        doc.traceChanged.connect(self._reset)
+
+    def _reset(self) -> None:
+        self.beginResetModel()
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else len(self.doc.chunks)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.doc.chunks[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            a, b = row.token_range
+            if row.kind == "added":
+                return f"{row.label}   added token"
+            tail = f"{row.steps} merges → {b - a} token{'s' if b - a != 1 else ''}"
+            return f"{row.label}   {tail}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"bytes {row.orig_span[0]}–{row.orig_span[1]}, tokens {row.token_range[0]}–{row.token_range[1] - 1}"
+        if role == Qt.ItemDataRole.UserRole:
+            return row.kind
+        return None
+
+
+class VocabModel(QAbstractTableModel):
+    """Search results over the vocabulary of the current tokenizer."""
+
+    COLUMNS = ("id", "piece", "text", "hex bytes", "special")
+    indexReady = Signal()
+
+    def __init__(self, doc: Document, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self.index_: VocabIndex | None = None
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.query = ""
+        self._runner = Runner(parent=self)
+        self._runner.finished.connect(self._on_index)
+        doc.tokenizerChanged.connect(self._invalidate)
+
+    def _invalidate(self) -> None:
+        self.index_ = None
+        self.beginResetModel()
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.endResetModel()
+
+    def ensure_index(self) -> None:
+        tok = self.doc.tokenizer
+        if self.index_ is not None or tok is None or self._runner.running:
+            return
+        self._runner.submit(lambda ev, gen: VocabIndex(tok))
+
+    def _on_index(self, idx: VocabIndex) -> None:
+        if idx.tok is not self.doc.tokenizer:
+            return
+        self.index_ = idx
+        self.search(self.query)
+        self.indexReady.emit()
+
+    def search(self, q: str) -> None:
+        self.query = q
+        if self.index_ is None:
+            self.ensure_index()
+            return
+        self.beginResetModel()
+        self.ids = self.index_.search(q)
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else int(self.ids.shape[0])
+
+    def columnCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if self.index_ is None or not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        tid = int(self.ids[index.row()])
+        c = index.column()
+        raw = self.index_.bytes[tid]
+        if c == 0:
+            return str(tid)
+        if c == 1:
+            return self.index_.pieces[tid]
+        if c == 2:
+            return _shown(raw)
+        if c == 3:
+            return raw.hex(" ")
+        return "special" if self.index_.tok.is_special(tid) else ""
+
+
+class MessagesModel(QAbstractTableModel):
+    """Chat messages (role, content), editable in place."""
+
+    COLUMNS = ("role", "content")
+
+    def __init__(self, messages: list[dict[str, str]] | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.messages: list[dict[str, str]] = [dict(m) for m in (messages or [])]
+
+    def rowCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else len(self.messages)
+
+    def columnCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else 2
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return None
+        return self.messages[index.row()][self.COLUMNS[index.column()]]
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        return super().flags(index) | Qt.ItemFlag.ItemIsEditable
+
+    def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if not index.isValid() or role != Qt.ItemDataRole.EditRole:
+            return False
+        self.messages[index.row()][self.COLUMNS[index.column()]] = str(value)
+        self.dataChanged.emit(index, index)
+        return True
+
+    def append(self, role: str, content: str) -> None:
+        n = len(self.messages)
+        self.beginInsertRows(QModelIndex(), n, n)
+        self.messages.append({"role": role, "content": content})
+        self.endInsertRows()
+
+    def remove(self, row: int) -> None:
+        if not 0 <= row < len(self.messages):
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self.messages[row]
+        self.endRemoveRows()

@@ -1,0 +1,170 @@
+"""Worker threads for the window: encoding as you type, loading files.
+
+Every job carries a generation number; the owner bumps its generation on
+each new request or cancel, and drops results whose generation is not the
+current one (stale results from a slower, older job never repaint the
+window). The engine releases the GIL, so jobs run truly in parallel with
+the UI thread.
+
+Cancel is cooperative: a job checks its event between phases (encode,
+derived arrays, trace); a native call already running finishes in the
+background and its result is dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from .analysis import Cancelled
+
+
+class _Signals(QObject):
+    done = Signal(int, object)     # generation, result
+    failed = Signal(int, str)      # generation, message
+    ended = Signal()               # always, last: the owner may drop the job
+
+
+class Job(QRunnable):
+    """Runs fn(cancel_event) in the pool and reports through queued signals.
+
+    subtle: autoDelete is off and the owner drops its reference on `ended`, in
+    the UI thread. With autoDelete on, the pool deletes the Python wrapper in
+    the worker thread; under PySide6 6.12 that corrupted refcounts (a fatal
+    "deallocating None" within seconds under a busy event loop).
+    """
+
+    def __init__(self, generation: int, fn: Callable[[threading.Event], object]) -> None:
+        super().__init__()
+        self.generation = generation
+        self.fn = fn
+        self.cancel = threading.Event()
+        self.signals = _Signals()
+        self.setAutoDelete(False)
+
+    def run(self) -> None:
+        try:
+            self._run()
+        finally:
+            try:
+                self.signals.ended.emit()
+            except RuntimeError:  # the owner is gone (window closed mid-job)
+                pass
+
+    def _run(self) -> None:
+        try:
+            result = self.fn(self.cancel)
+        except Cancelled:
+            return
+        except Exception as exc:  # reported to the UI thread, which shows it
+            msg = str(exc) or type(exc).__name__
+            if not isinstance(exc, (OSError, ValueError)) and type(exc).__name__ != "TokenizerError":
+                msg = f"{type(exc).__name__}: {msg}\n\n{traceback.format_exc(limit=3)}"
+            self._emit(self.signals.failed, msg)
+            return
+        if not self.cancel.is_set():
+            self._emit(self.signals.done, result)
+
+    def _emit(self, signal: Any, payload: object) -> None:
+        try:
+            signal.emit(self.generation, payload)
+        except RuntimeError:  # the owner is gone (window closed mid-job)
+            pass
+
+
+class Runner(QObject):
+    """One lane of work: at most one current job; newer requests supersede older ones.
+
+    finished(result) and failed(message) fire only for the current generation.
+    busy(bool) turns on when a job starts and off when the current one ends.
+    """
+
+    finished = Signal(object)
+    failed = Signal(str)
+    busy = Signal(bool)
+
+    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pool = pool or QThreadPool.globalInstance()
+        self.generation = 0
+        self._job: Job | None = None
+        self._alive: set[Job] = set()   # jobs the pool runs; dropped on `ended`, in this thread
+
+    @property
+    def running(self) -> bool:
+        return self._job is not None
+
+    def submit(self, fn: Callable[[threading.Event, int], object]) -> int:
+        """Starts fn(cancel, generation) in the pool; cancels the previous job."""
+        self._cancel_current()
+        self.generation += 1
+        gen = self.generation
+        job = Job(gen, lambda ev: fn(ev, gen))
+        job.signals.done.connect(self._on_done)
+        job.signals.failed.connect(self._on_failed)
+        job.signals.ended.connect(lambda: self._alive.discard(job))
+        self._alive.add(job)
+        self._job = job
+        self.busy.emit(True)
+        self.pool.start(job)
+        return gen
+
+    def cancel(self) -> None:
+        """Drops the current job's result; the UI keeps what it shows."""
+        if self._job is None:
+            return
+        self._cancel_current()
+        self.generation += 1
+        self.busy.emit(False)
+
+    def _cancel_current(self) -> None:
+        if self._job is not None:
+            self._job.cancel.set()
+            self._job = None
+
+    def _on_done(self, gen: int, result: object) -> None:
+        if gen != self.generation:
+            return
+        self._job = None
+        self.busy.emit(False)
+        self.finished.emit(result)
+
+    def _on_failed(self, gen: int, msg: str) -> None:
+        if gen != self.generation:
+            return
+        self._job = None
+        self.busy.emit(False)
+        self.failed.emit(msg)
+
+
+class Debouncer(QObject):
+    """Calls `fire` once typing pauses: the delay grows with the text length
+    (short texts feel instant; 100k characters wait a little longer)."""
+
+    def __init__(self, fire: Callable[[], Any], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(fire)
+
+    @staticmethod
+    def delay_for(length: int) -> int:
+        return 0 if length < 5_000 else 15 if length < 50_000 else 30 if length < 500_000 else 150
+
+    def poke(self, length: int) -> None:
+        self._timer.start(self.delay_for(length))
+
+    def flush(self) -> None:
+        if self._timer.isActive():
+            self._timer.stop()
+            self._timer.timeout.emit()
+
+
+def read_text_file(path: Path) -> str:
+    """A text file as str (UTF-8; invalid bytes kept as surrogate escapes)."""
+    return path.read_bytes().decode("utf-8", errors="surrogateescape")

@@ -1,0 +1,546 @@
+"""The main window: Wireshark-style linked panes over one Document.
+
+Inspect tab: the text pane, the token table and the byte pane (left), the
+trace and stats (right). Every pane follows `Document.selection`; selecting
+in any pane calls `selection.select`, and the window fans the change out.
+Other tabs: Compare, Chat, Vocabulary. Files open by menu, drag and drop,
+the command line and the recent list; layout and options persist in
+QSettings (organization "tokinspect").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QFileSystemWatcher, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+)
+
+from tokinspect import export
+from tokinspect.chat import ChatTemplateError, render
+from tokinspect.gui_compare import CompareModel
+from tokinspect.gui_models import ChunkListModel, Document, MessagesModel, TokenTableModel, VocabModel
+from tokinspect.gui_workers import Runner, read_text_file
+from tokinspect.trace_rows import step_rows, visible
+
+from . import theme
+from .byte_view import ByteView
+from .panes import ChatPane, ComparePane, StatsPane, TokenTable, TracePane, VocabPane, copy_text
+from .token_text import TokenTextEdit
+
+MAX_RECENT = 10
+TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.bin *.model);;All files (*)"
+DEFAULT_MESSAGES = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "How many tokens is “naïve café 你好”?"},
+]
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.settings = settings or QSettings("tokinspect", "tokinspect")
+        self.doc = Document(self)
+        self.sel = self.doc.selection
+        self.tokenizer_path: Path | None = None
+        self._pending_path = ""
+        self.text_source = "typed text"
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(self._on_file_changed)
+        self._reload_asked = False
+        self._text_loader = Runner(parent=self)
+        self._text_loader.finished.connect(self._on_text_loaded)
+        self._text_loader.failed.connect(lambda m: self._error("Could not open the text", m))
+        self._text_loader.busy.connect(lambda _b: self._update_busy())
+        self.setWindowTitle("tokinspect")
+        self.setAcceptDrops(True)
+        self._build_panes()
+        self._build_menus()
+        self._build_status()
+        self._connect()
+        self._restore()
+
+    # ---- construction -------------------------------------------------------------
+    def _build_panes(self) -> None:
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        # Inspect
+        self.text = TokenTextEdit()
+        self.text.setPlaceholderText("Type or paste text; each token is a colored span.")
+        self.text.tooltip_for = self.doc.token_tooltip
+        self.table_model = TokenTableModel(self.doc, self)
+        self.table = TokenTable(self.table_model)
+        self.bytes = ByteView()
+        self.bytes.tooltip_for = self.doc.token_tooltip
+        self.chunk_model = ChunkListModel(self.doc, self)
+        self.trace = TracePane(self.chunk_model)
+        self.stats = StatsPane()
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.text)
+        left.addWidget(self.table)
+        left.addWidget(self.bytes)
+        left.setSizes([300, 260, 200])
+        self.side = QTabWidget()
+        self.side.addTab(self.trace, "Trace")
+        self.side.addTab(self.stats, "Stats")
+        main = QSplitter(Qt.Orientation.Horizontal)
+        main.addWidget(left)
+        main.addWidget(self.side)
+        main.setStretchFactor(0, 3)
+        main.setStretchFactor(1, 2)
+        self.splitters = {"inspect/main": main, "inspect/left": left, "trace/split": self.trace.splitter}
+        self.tabs.addTab(main, "Inspect")
+        # Compare
+        self.compare_model = CompareModel(self.doc, self)
+        self.compare = ComparePane()
+        self.compare.set_encoders(self.doc.encoders_available, len(self.doc.encoders_available) > 1)
+        self.tabs.addTab(self.compare, "Compare")
+        # Chat
+        self.messages = MessagesModel(DEFAULT_MESSAGES, self)
+        self.chat = ChatPane(self.messages)
+        self._chat_text = ""
+        self.tabs.addTab(self.chat, "Chat")
+        # Vocabulary
+        self.vocab_model = VocabModel(self.doc, self)
+        self.vocab = VocabPane(self.vocab_model)
+        self.tabs.addTab(self.vocab, "Vocabulary")
+
+    def _action(self, menu: object, text: str, slot: object, shortcut: object = None,
+                checkable: bool = False) -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))  # type: ignore[arg-type]
+        act.setCheckable(checkable)
+        act.triggered.connect(slot)  # type: ignore[arg-type]
+        menu.addAction(act)  # type: ignore[attr-defined]
+        return act
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&File")
+        self._action(f, "&Open Tokenizer…", self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = f.addMenu("Open &Recent")
+        self._action(f, "Open &Default Tokenizer (Qwen3)", self.doc.load_default)
+        self._action(f, "Open &Text…", self.open_text_dialog, "Ctrl+Shift+O")
+        self._action(f, "&Reload", self.reload, QKeySequence.StandardKey.Refresh)
+        f.addSeparator()
+        self._action(f, "&Export Tokens…", self.export_dialog, "Ctrl+E")
+        self._action(f, "Copy Token &Ids", self.copy_ids, "Ctrl+Shift+C")
+        f.addSeparator()
+        self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        v = mb.addMenu("&View")
+        self.ws_action = self._action(v, "Show &Whitespace", self._toggle_ws, "Ctrl+Shift+W", checkable=True)
+        self.special_action = self._action(v, "Add &Special Tokens (post-processor)", self._toggle_special,
+                                           checkable=True)
+        self.special_action.setChecked(True)
+        self.dark_action = self._action(v, "&Dark Theme", self._toggle_dark, checkable=True)
+        v.addSeparator()
+        self._action(v, "&Cancel Long Work", self.doc.cancel, "Esc")
+        for k, name in enumerate(("Inspect", "Compare", "Chat", "Vocabulary")):
+            self._action(v, name, lambda _=False, k=k: self.tabs.setCurrentIndex(k), f"Ctrl+{k + 1}")
+        tb = QToolBar("Main")
+        tb.setObjectName("main-toolbar")
+        tb.setMovable(False)
+        self.addToolBar(tb)
+        tb.addWidget(QLabel(" encoder "))
+        self.encoder_box = QComboBox()
+        self.encoder_box.addItems(list(self.doc.encoders_available) if len(self.doc.encoders_available) > 1
+                                  else ["bpe", "rank", "greedy"])
+        enabled = len(self.doc.encoders_available) > 1
+        self.encoder_box.setEnabled(enabled)
+        self.encoder_box.setToolTip("bpe: HF-exact merges; rank: tiktoken lowest-rank pair; greedy: the board's "
+                                    "longest-prefix match" if enabled else
+                                    "This engine build only has the bpe encoder (encode() takes no encoder=).")
+        tb.addWidget(self.encoder_box)
+        tb.addSeparator()
+        tb.addAction(self.ws_action)
+
+    def _build_status(self) -> None:
+        sb = self.statusBar()
+        self.status_tok = QLabel("loading…")
+        self.status_count = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setMaximumWidth(120)
+        self.progress.setTextVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        sb.addWidget(self.status_tok, 1)
+        sb.addPermanentWidget(self.status_count)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.cancel_button)
+        self.progress.hide()
+        self.cancel_button.hide()
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.timeout.connect(self._show_busy)
+
+    def _connect(self) -> None:
+        d, s = self.doc, self.sel
+        self.text.textChanged.connect(lambda: d.set_text(self.text.text()))
+        d.analysisChanged.connect(self._on_analysis)
+        d.traceChanged.connect(self._on_trace)
+        d.tokenizerChanged.connect(self._on_tokenizer)
+        d.busyChanged.connect(lambda _b: self._update_busy())
+        d.loadFailed.connect(self._on_load_failed)
+        d.encodeFailed.connect(lambda m: self._error("Encoding failed", m))
+        # the shared selection: every pane reports to it, every pane follows it
+        self.text.tokenClicked.connect(s.select)
+        self.table.rowActivated.connect(s.select)
+        self.bytes.tokenClicked.connect(s.select)
+        self.trace.chunkActivated.connect(self._on_chunk_activated)
+        self.text.tokenHovered.connect(s.set_hover)
+        self.bytes.tokenHovered.connect(s.set_hover)
+        s.changed.connect(self._follow_selection)
+        s.hovered.connect(self._follow_hover)
+        self.trace.traceRequested.connect(d.request_trace)
+        self.table.copyIdsRequested.connect(self.copy_ids)
+        self.encoder_box.currentTextChanged.connect(d.set_encoder)
+        self.tabs.currentChanged.connect(self._on_tab)
+        self.side.currentChanged.connect(lambda _k: self.side.currentWidget() is self.stats and self._update_stats())
+        # compare
+        self.compare.openB.connect(self._open_b)
+        self.compare.useSameTokenizer.connect(lambda: self.compare_model.set_tokenizer_b(None))
+        self.compare.encoderBChanged.connect(self.compare_model.set_encoder_b)
+        self.compare_model.changed.connect(self._on_compare)
+        self.compare_model.failed.connect(lambda m: self._error("Compare failed", m))
+        # chat
+        self.chat.changed.connect(self._render_chat)
+        self.chat.inspectRequested.connect(self._inspect_chat)
+
+    # ---- settings -------------------------------------------------------------------
+    def _restore(self) -> None:
+        st = self.settings
+        geo = st.value("window/geometry")
+        if isinstance(geo, QByteArray):
+            self.restoreGeometry(geo)
+        else:
+            self.resize(1280, 800)
+        state = st.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        for key, sp in self.splitters.items():
+            v = st.value(f"splitter/{key}")
+            if isinstance(v, QByteArray):
+                sp.restoreState(v)
+        ws = st.value("view/whitespace", False, type=bool)
+        self.ws_action.setChecked(bool(ws))
+        self.text.set_show_whitespace(bool(ws))
+        dark = bool(st.value("view/dark", False, type=bool))
+        self.dark_action.setChecked(dark)
+        self._rebuild_recent()
+
+    def save_settings(self) -> None:
+        st = self.settings
+        st.setValue("window/geometry", self.saveGeometry())
+        st.setValue("window/state", self.saveState())
+        for key, sp in self.splitters.items():
+            st.setValue(f"splitter/{key}", sp.saveState())
+        st.setValue("view/whitespace", self.ws_action.isChecked())
+        st.setValue("view/dark", self.dark_action.isChecked())
+        st.setValue("view/tab", self.tabs.currentIndex())
+        st.sync()
+
+    def closeEvent(self, e: QCloseEvent) -> None:
+        self.save_settings()
+        self.doc.cancel()
+        super().closeEvent(e)
+
+    def recent_files(self) -> list[str]:
+        v = self.settings.value("files/recent", [])
+        return [str(x) for x in (v if isinstance(v, list) else [v] if v else [])]
+
+    def _remember(self, path: str) -> None:
+        rec = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("files/recent", ([path] + rec)[:MAX_RECENT])
+        self._rebuild_recent()
+
+    def _rebuild_recent(self) -> None:
+        self.recent_menu.clear()
+        rec = self.recent_files()
+        for p in rec:
+            act = self.recent_menu.addAction(p)
+            act.triggered.connect(lambda _=False, p=p: self.open_tokenizer(p))
+        self.recent_menu.setEnabled(bool(rec))
+
+    # ---- files ------------------------------------------------------------------------
+    def open_tokenizer(self, path: str | Path) -> None:
+        self._pending_path = str(Path(path).resolve())
+        self.status_tok.setText(f"loading {self._pending_path}…")
+        self.doc.load_file(self._pending_path)
+
+    def open_default(self) -> None:
+        self._pending_path = ""
+        self.doc.load_default()
+
+    def open_dialog(self) -> None:
+        start = str(self.tokenizer_path.parent) if self.tokenizer_path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer", start, TOKENIZER_FILTER)
+        if path:
+            self.open_tokenizer(path)
+
+    def open_text_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open text", "", "Text (*.txt *.md *.json *.jsonl);;All files (*)")
+        if path:
+            self.open_text(path)
+
+    def open_text(self, path: str | Path) -> None:
+        p = Path(path)
+        self.text_source = p.name
+        self._text_loader.submit(lambda ev, gen: read_text_file(p))
+
+    def _on_text_loaded(self, text: str) -> None:
+        self.set_text(text)
+
+    def set_text(self, text: str) -> None:
+        """Replaces the text (and encodes it right away, without the typing debounce)."""
+        self.text.blockSignals(True)
+        self.text.setPlainText(text)
+        self.text.blockSignals(False)
+        self.doc.set_text(self.text.text(), immediate=True)
+
+    def reload(self) -> None:
+        if self.tokenizer_path is not None:
+            self.open_tokenizer(self.tokenizer_path)
+        else:
+            self.open_default()
+
+    def _on_file_changed(self, path: str) -> None:
+        if self._reload_asked:
+            return
+        self._reload_asked = True
+        ans = QMessageBox.question(self, "Tokenizer changed on disk", f"{path} changed on disk. Reload it?")
+        self._reload_asked = False
+        if ans == QMessageBox.StandardButton.Yes:
+            self.open_tokenizer(path)
+
+    def export_dialog(self) -> None:
+        a = self.doc.analysis
+        if a is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export tokens", "tokens.csv", "CSV (*.csv);;JSON (*.json)")
+        if path:
+            try:
+                export.write(a.encoding, path)
+            except OSError as exc:
+                self._error("Export failed", str(exc))
+
+    def copy_ids(self) -> None:
+        a = self.doc.analysis
+        if a is None:
+            return
+        rows = self.table.selected_rows() if self.table.hasFocus() else []
+        copy_text(export.ids_list(a.encoding, rows if len(rows) > 1 else None))
+        self.statusBar().showMessage("copied ids" if len(rows) <= 1 else f"copied {len(rows)} ids", 2000)
+
+    def dragEnterEvent(self, e: QDragEnterEvent) -> None:
+        if e.mimeData().hasUrls():
+            e.acceptProposedAction()
+
+    def dropEvent(self, e: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in e.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            self.open_paths(paths)
+            e.acceptProposedAction()
+
+    def open_paths(self, paths: list[str]) -> None:
+        """The first file is the tokenizer; plain text files (.txt/.md) open as text."""
+        for p in paths:
+            if Path(p).suffix.lower() in (".txt", ".md"):
+                self.open_text(p)
+            else:
+                self.open_tokenizer(p)
+
+    # ---- document events ----------------------------------------------------------
+    def _on_tokenizer(self) -> None:
+        tok, info = self.doc.tokenizer, self.doc.info
+        if tok is None:
+            return
+        old = self._watcher.files()
+        if old:
+            self._watcher.removePaths(old)
+        self.tokenizer_path = tok.path if self._pending_path else None
+        if self.tokenizer_path is not None:
+            self._watcher.addPath(str(self.tokenizer_path))
+            self._remember(str(self.tokenizer_path))
+        sha = str(info.get("sha256", ""))[:12]
+        fmt = info.get("format", tok.format)
+        tail = f"  ·  sha256 {sha}" if sha else ""
+        self.status_tok.setText(f"{tok.name}  ·  {fmt}  ·  vocab {tok.vocab_size:,}{tail}")
+        self.status_tok.setToolTip(str(info.get("path", "")))
+        self.setWindowTitle(f"tokinspect — {tok.name}")
+        self._render_chat()
+        if self.tabs.currentWidget() is self.vocab:
+            self.vocab_model.ensure_index()
+
+    def _on_load_failed(self, path: str, msg: str) -> None:
+        tok = self.doc.tokenizer
+        self.status_tok.setText(f"{tok.name}  ·  {tok.format}  ·  vocab {tok.vocab_size:,}" if tok else "no tokenizer")
+        self._error("Could not open the tokenizer", f"{path}\n\n{msg}" if path else msg)
+
+    def _on_analysis(self) -> None:
+        a = self.doc.analysis
+        if a is None:
+            return
+        self.text.set_spans(a.spans)
+        self.bytes.set_analysis(a)
+        n = len(a)
+        self.status_count.setText(f"{n:,} tokens · {len(a.text):,} chars · {len(a.data):,} bytes")
+        if self.side.currentWidget() is self.stats:
+            self._update_stats()
+        i = self.sel.index
+        if self.text.hasFocus() or i < 0:
+            i = a.spans.at(self.text.textCursor().position()) if n else -1
+        self.sel.index = -2  # force a fan-out: the arrays changed under the same index
+        self.sel.select(min(i, n - 1))
+
+    def _on_trace(self) -> None:
+        a, tr = self.doc.analysis, self.doc.trace
+        if tr is None:
+            pending = self.doc.trace_pending
+            big = a is not None and len(a.text) > 0 and not pending
+            self.trace.set_note("tracing…" if pending else
+                                "Long text: the trace is computed on request." if big else "", big)
+            self.trace.show_steps("", [])
+        else:
+            if tr.normalized_changed:
+                note = f"Normalization changed the text: {visible(tr.normalized_text[:300])!s}"
+            else:
+                note = "Normalization left the text unchanged."
+            self.trace.set_note(f"{note}\n{len(tr.chunks):,} chunks "
+                                f"({sum(1 for c in tr.chunks if c.added_id is not None)} added-token matches)", False)
+        self._follow_selection(self.sel.index)
+
+    def _update_stats(self) -> None:
+        a = self.doc.analysis
+        self.stats.show_stats(self.doc.stats(), self.text_source, a.seconds if a is not None else 0.0)
+
+    def _on_chunk_activated(self, k: int) -> None:
+        if 0 <= k < len(self.doc.chunks):
+            a, b = self.doc.chunks[k].token_range
+            if b > a:
+                self.sel.select(a)
+            else:
+                self._show_chunk(k)
+
+    def _follow_selection(self, i: int) -> None:
+        self.text.set_selected(i, move_cursor=not self.text.hasFocus())
+        self.table.select_row(i)
+        self.bytes.set_selected(i)
+        k = self.doc.chunk_of_token(i)
+        self.trace.select_chunk(k)
+        self._show_chunk(k)
+
+    def _show_chunk(self, k: int) -> None:
+        tr, tok = self.doc.trace, self.doc.tokenizer
+        if tr is None or tok is None or not 0 <= k < len(tr.chunks):
+            self.trace.show_steps("select a token to see its merges", [])
+            return
+        self.trace.show_steps(f"chunk {k}: {self.doc.chunks[k].label}", step_rows(tok, tr.chunks[k]))
+
+    def _follow_hover(self, i: int) -> None:
+        self.text.set_hover(i)
+        self.bytes.set_hover(i)
+
+    # ---- busy / errors ------------------------------------------------------------------
+    def _update_busy(self) -> None:
+        busy = self.doc.busy or self._text_loader.running or self.compare_model.busy
+        if busy:
+            if not self._busy_timer.isActive() and not self.progress.isVisible():
+                self._busy_timer.start(150)
+        else:
+            self._busy_timer.stop()
+            self.progress.hide()
+            self.cancel_button.hide()
+
+    def _show_busy(self) -> None:
+        if self.doc.busy or self._text_loader.running:
+            self.progress.show()
+            self.cancel_button.show()
+
+    def cancel(self) -> None:
+        self.doc.cancel()
+        self._text_loader.cancel()
+        self.statusBar().showMessage("cancelled", 3000)
+        self._update_busy()
+
+    def _error(self, title: str, msg: str) -> None:
+        QMessageBox.critical(self, title, msg)
+
+    # ---- tabs ------------------------------------------------------------------------------
+    def _on_tab(self, k: int) -> None:
+        w = self.tabs.widget(k)
+        self.compare_model.set_active(w is self.compare)
+        if w is self.vocab:
+            self.vocab_model.ensure_index()
+
+    def _open_b(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer B", "", TOKENIZER_FILTER)
+        if path:
+            self.compare_model.load_b(path)
+
+    def _on_compare(self) -> None:
+        r = self.compare_model.result
+        if r is None:
+            return
+        c = r.comparison
+        self.compare.label_a.setText(f"{r.label_a}: {c.tokens_a:,} tokens")
+        self.compare.label_b.setText(f"{r.label_b}: {c.tokens_b:,} tokens")
+        if c.same:
+            self.compare.summary.setText(f"Same segmentation: {c.tokens_a:,} tokens on both sides.")
+        else:
+            self.compare.summary.setText(
+                f"{len(c.divergent):,} divergent span{'s' if len(c.divergent) != 1 else ''} covering "
+                f"{c.divergent_bytes:,} of {len(r.a.data):,} bytes; {c.same_tokens:,} tokens agree. "
+                f"A − B = {c.tokens_a - c.tokens_b:+,} tokens.")
+        for view, an in ((self.compare.text_a, r.a), (self.compare.text_b, r.b)):
+            if view.text() != an.text:
+                view.setPlainText(an.text)
+            view.set_spans(an.spans)
+            view.tooltip_for = None
+        from tokinspect.gui_compare import DivergenceModel
+
+        self.compare.table.setModel(DivergenceModel(r, self.compare))
+        self.compare.table.setColumnWidth(0, 90)
+        self.compare.table.setColumnWidth(1, 200)
+        self.compare.table.setColumnWidth(2, 260)
+
+    def _render_chat(self) -> None:
+        try:
+            tpl = self.doc.chat_template()
+            self.chat.source.setText(f"Template: {tpl.source}")
+            self._chat_text = render(tpl, self.messages.messages, self.chat.gen_prompt.isChecked())
+        except ChatTemplateError as exc:
+            self._chat_text = ""
+            self.chat.source.setText(f"Template error: {exc}")
+        self.chat.preview.setPlainText(self._chat_text)
+
+    def _inspect_chat(self) -> None:
+        self.text_source = "chat"
+        self.set_text(self._chat_text)
+        self.tabs.setCurrentIndex(0)
+
+    # ---- view options -------------------------------------------------------------------------
+    def _toggle_ws(self, on: bool) -> None:
+        self.text.set_show_whitespace(on)
+
+    def _toggle_special(self, on: bool) -> None:
+        self.doc.set_add_special_tokens(on)
+
+    def _toggle_dark(self, on: bool) -> None:
+        theme.apply(on)
+        for w in (self.text, self.bytes, self.compare.text_a, self.compare.text_b, self.chat.preview):
+            w.viewport().update()
+        self._update_stats()

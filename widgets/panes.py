@@ -1,0 +1,404 @@
+"""The side panes: trace, stats, compare, chat, vocabulary, and the token table.
+
+Each shows what its model gives it and forwards user actions as signals;
+none of them computes what it shows.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QSplitter,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokinspect.chat import ROLES
+from tokinspect.gui_models import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
+from tokinspect.stats import Stats
+from tokinspect.trace_rows import StepRow
+
+from .merge_view import MergeStepsView
+from .token_text import TokenTextEdit
+
+
+class TokenTable(QTableView):
+    """The token table; Ctrl+C copies the selected rows' ids as a list."""
+
+    rowActivated = Signal(int)
+    copyIdsRequested = Signal()
+
+    def __init__(self, model: TokenTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setModel(model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        h = self.horizontalHeader()
+        h.setStretchLastSection(True)
+        for col, w in enumerate((52, 70, 130, 110, 150, 80, 80, 60)):
+            self.setColumnWidth(col, w)
+        self.setMouseTracking(True)
+        self.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.rowActivated.emit(cur.row()))
+
+    def select_row(self, row: int) -> None:
+        if row < 0 or row >= self.model().rowCount():
+            self.clearSelection()
+            return
+        if self.currentIndex().row() == row:
+            return
+        idx = self.model().index(row, 0)
+        self.selectionModel().blockSignals(True)
+        self.selectionModel().setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                              | QItemSelectionModel.SelectionFlag.Rows)
+        self.selectionModel().blockSignals(False)
+        self.viewport().update()
+        self.scrollTo(idx, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def selected_rows(self) -> list[int]:
+        return sorted({i.row() for i in self.selectionModel().selectedRows()})
+
+    def keyPressEvent(self, e: object) -> None:
+        if e.matches(QKeySequence.StandardKey.Copy):  # type: ignore[attr-defined]
+            self.copyIdsRequested.emit()
+            return
+        super().keyPressEvent(e)  # type: ignore[arg-type]
+
+
+class TracePane(QWidget):
+    """Normalized text, chunks, and the merge steps of the selected chunk."""
+
+    chunkActivated = Signal(int)
+    stepChanged = Signal(int)
+    traceRequested = Signal()
+
+    def __init__(self, chunks: ChunkListModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.norm_note = QLabel()
+        self.norm_note.setWordWrap(True)
+        self.norm_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.norm_note)
+        self.trace_button = QPushButton("Trace this text")
+        self.trace_button.clicked.connect(self.traceRequested)
+        self.trace_button.hide()
+        lay.addWidget(self.trace_button)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.chunk_list = QListView()
+        self.chunk_list.setModel(chunks)
+        self.chunk_list.setUniformItemSizes(True)
+        self.chunk_list.selectionModel().currentRowChanged.connect(lambda cur, _p: self.chunkActivated.emit(cur.row()))
+        split.addWidget(self.chunk_list)
+        steps_box = QWidget()
+        sl = QVBoxLayout(steps_box)
+        sl.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.chunk_title = QLabel("select a token")
+        self.back = QToolButton(text="◀")
+        self.fwd = QToolButton(text="▶")
+        self.back.setToolTip("Previous merge step (Alt+Left)")
+        self.fwd.setToolTip("Next merge step (Alt+Right)")
+        self.back.setShortcut(QKeySequence("Alt+Left"))
+        self.fwd.setShortcut(QKeySequence("Alt+Right"))
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.step_label = QLabel()
+        self.step_label.setMinimumWidth(90)
+        bar.addWidget(self.chunk_title, 1)
+        bar.addWidget(self.back)
+        bar.addWidget(self.slider, 2)
+        bar.addWidget(self.fwd)
+        bar.addWidget(self.step_label)
+        sl.addLayout(bar)
+        self.steps = MergeStepsView()
+        scroll = QScrollArea()
+        scroll.setWidget(self.steps)
+        scroll.setWidgetResizable(False)
+        self.scroll = scroll
+        sl.addWidget(scroll, 1)
+        split.addWidget(steps_box)
+        split.setSizes([180, 400])
+        self.splitter = split
+        lay.addWidget(split, 1)
+        self.back.clicked.connect(lambda: self.slider.setValue(self.slider.value() - 1))
+        self.fwd.clicked.connect(lambda: self.slider.setValue(self.slider.value() + 1))
+        self.slider.valueChanged.connect(self._on_slider)
+
+    def set_note(self, text: str, offer_trace: bool) -> None:
+        self.norm_note.setText(text)
+        self.trace_button.setVisible(offer_trace)
+
+    def select_chunk(self, k: int) -> None:
+        if k == self.chunk_list.currentIndex().row():
+            return
+        sm = self.chunk_list.selectionModel()
+        sm.blockSignals(True)
+        if k < 0:
+            sm.clearCurrentIndex()
+            sm.clearSelection()
+        else:
+            idx = self.chunk_list.model().index(k, 0)
+            sm.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            self.chunk_list.scrollTo(idx)
+        sm.blockSignals(False)
+        self.chunk_list.viewport().update()
+
+    def show_steps(self, title: str, rows: list[StepRow]) -> None:
+        self.chunk_title.setText(title)
+        last = max(0, len(rows) - 1)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, last)
+        self.slider.setValue(last)
+        self.slider.blockSignals(False)
+        self.steps.set_rows(rows, last)
+        self._update_label()
+        self.scroll.ensureVisible(0, self.steps.height())
+
+    def _on_slider(self, v: int) -> None:
+        self.steps.set_current(v)
+        self._update_label()
+        self.stepChanged.emit(v)
+
+    def _update_label(self) -> None:
+        n = max(0, len(self.steps.rows) - 1)
+        v = self.slider.value()
+        self.step_label.setText(f"step {v}/{n}" if v < n else f"final ({n} merges)")
+        self.back.setEnabled(v > 0)
+        self.fwd.setEnabled(v < n)
+
+
+class StatsPane(QWidget):
+    """Counts and the histogram of token lengths in bytes (pyqtgraph, created on first use)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.labels: dict[str, QLabel] = {}
+        for key in ("source", "characters", "bytes", "tokens", "special tokens", "tokens / char", "tokens / byte",
+                    "bytes / token", "encode time"):
+            lab = QLabel("–")
+            lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.labels[key] = lab
+            form.addRow(key, lab)
+        lay.addLayout(form)
+        self.hist_title = QLabel("Token length (bytes)")
+        lay.addWidget(self.hist_title)
+        self._plot = None
+        self._plot_box = QVBoxLayout()
+        lay.addLayout(self._plot_box, 1)
+
+    def show_stats(self, s: Stats | None, source: str, seconds: float) -> None:
+        if s is None:
+            return
+        vals = {"source": source, "characters": f"{s.chars:,}", "bytes": f"{s.bytes:,}", "tokens": f"{s.tokens:,}",
+                "special tokens": f"{s.specials:,}", "tokens / char": f"{s.tokens_per_char:.4f}",
+                "tokens / byte": f"{s.tokens_per_byte:.4f}", "bytes / token": f"{s.bytes_per_token:.3f}",
+                "encode time": f"{seconds * 1000:.1f} ms"}
+        for k, v in vals.items():
+            self.labels[k].setText(v)
+        self._show_hist(s)
+
+    def _show_hist(self, s: Stats) -> None:
+        try:
+            import pyqtgraph as pg
+        except ImportError:  # pragma: no cover - optional at runtime
+            self.hist_title.setText("Token length histogram needs pyqtgraph")
+            return
+        from . import theme
+
+        if self._plot is None:
+            self._plot = pg.PlotWidget()
+            self._plot.setMenuEnabled(False)
+            self._plot.setMouseEnabled(x=False, y=False)
+            self._plot.getPlotItem().hideButtons()
+            self._plot.setLabel("bottom", "bytes per token")
+            self._plot.setLabel("left", "tokens")
+            self._plot_box.addWidget(self._plot)
+        pal = self.palette()
+        self._plot.setBackground(pal.base().color())
+        for ax in ("left", "bottom"):
+            self._plot.getAxis(ax).setTextPen(pal.text().color())
+            self._plot.getAxis(ax).setPen(pal.mid().color())
+        self._plot.clear()
+        counts = s.length_counts
+        last = max(1, int(counts.nonzero()[0].max()) if counts.any() else 1)
+        xs = list(range(last + 1))
+        bars = pg.BarGraphItem(x=xs, height=counts[: last + 1].tolist(), width=0.8, brush=theme.token_colors()[0],
+                               pen=theme.accent())
+        self._plot.addItem(bars)
+        self._plot.setXRange(-0.5, last + 0.5, padding=0)
+
+
+class ComparePane(QWidget):
+    """Two segmentations of the same text, divergent spans highlighted."""
+
+    openB = Signal()
+    encoderBChanged = Signal(str)
+    useSameTokenizer = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        self.open_b = QPushButton("Open tokenizer B…")
+        self.open_b.clicked.connect(self.openB)
+        self.same_b = QPushButton("B = A's tokenizer")
+        self.same_b.clicked.connect(self.useSameTokenizer)
+        self.encoder_b = QComboBox()
+        self.encoder_b.setToolTip("B's encoder")
+        self.encoder_b.currentTextChanged.connect(self.encoderBChanged)
+        bar.addWidget(self.open_b)
+        bar.addWidget(self.same_b)
+        bar.addWidget(QLabel("encoder B:"))
+        bar.addWidget(self.encoder_b)
+        bar.addStretch(1)
+        lay.addLayout(bar)
+        self.summary = QLabel("Open a second tokenizer, or pick another encoder for B.")
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.label_a, self.label_b = QLabel("A"), QLabel("B")
+        self.text_a, self.text_b = TokenTextEdit(read_only=True), TokenTextEdit(read_only=True)
+        for lab, txt in ((self.label_a, self.text_a), (self.label_b, self.text_b)):
+            w = QWidget()
+            v = QVBoxLayout(w)
+            v.setContentsMargins(0, 0, 0, 0)
+            v.addWidget(lab)
+            v.addWidget(txt)
+            split.addWidget(w)
+        self.table = QTableView()
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        split.addWidget(self.table)
+        lay.addWidget(split, 1)
+
+    def set_encoders(self, names: tuple[str, ...], enabled: bool) -> None:
+        self.encoder_b.blockSignals(True)
+        self.encoder_b.clear()
+        self.encoder_b.addItems(list(names))
+        self.encoder_b.blockSignals(False)
+        self.encoder_b.setEnabled(enabled)
+        if not enabled:
+            self.encoder_b.setToolTip("this engine build has only the bpe encoder")
+
+
+class ChatPane(QWidget):
+    """Messages (role, content) rendered through the tokenizer's chat template."""
+
+    changed = Signal()
+    inspectRequested = Signal()
+
+    def __init__(self, model: MessagesModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        lay = QVBoxLayout(self)
+        self.source = QLabel()
+        self.source.setWordWrap(True)
+        lay.addWidget(self.source)
+        split = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        self.table = QTableView()
+        self.table.setModel(model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setColumnWidth(0, 110)
+        self.table.setWordWrap(True)
+        tl.addWidget(self.table, 1)
+        bar = QHBoxLayout()
+        self.role = QComboBox()
+        self.role.addItems(list(ROLES))
+        self.role.setCurrentText("user")
+        self.content = QLineEdit()
+        self.content.setPlaceholderText("message content; Enter adds it")
+        self.add = QPushButton("Add")
+        self.remove = QPushButton("Remove selected")
+        self.gen_prompt = QCheckBox("add_generation_prompt")
+        self.gen_prompt.setChecked(True)
+        self.inspect = QPushButton("Inspect rendered text")
+        for w in (self.role, self.content, self.add, self.remove, self.gen_prompt, self.inspect):
+            bar.addWidget(w, 1 if w is self.content else 0)
+        tl.addLayout(bar)
+        split.addWidget(top)
+        self.preview = TokenTextEdit(read_only=True)
+        split.addWidget(self.preview)
+        lay.addWidget(split, 1)
+        self.add.clicked.connect(self._add)
+        self.content.returnPressed.connect(self._add)
+        self.remove.clicked.connect(self._remove)
+        self.gen_prompt.toggled.connect(self.changed)
+        self.inspect.clicked.connect(self.inspectRequested)
+        model.dataChanged.connect(self.changed)
+        model.rowsInserted.connect(self.changed)
+        model.rowsRemoved.connect(self.changed)
+
+    def _add(self) -> None:
+        if self.content.text():
+            self.model.append(self.role.currentText(), self.content.text())
+            self.content.clear()
+
+    def _remove(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedIndexes()}, reverse=True)
+        for r in rows:
+            self.model.remove(r)
+
+
+class VocabPane(QWidget):
+    """Search the vocabulary by text, id (123 or #123) or hex bytes (e4 bd a0, 0x20)."""
+
+    def __init__(self, model: VocabModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        lay = QVBoxLayout(self)
+        self.query = QLineEdit()
+        self.query.setPlaceholderText("search: text, id (123 or #123), or hex bytes (e4 bd a0 / 0x20)")
+        self.query.setClearButtonEnabled(True)
+        lay.addWidget(self.query)
+        self.count = QLabel()
+        lay.addWidget(self.count)
+        self.table = QTableView()
+        self.table.setModel(model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        for col, w in enumerate((80, 200, 200, 220)):
+            self.table.setColumnWidth(col, w)
+        lay.addWidget(self.table, 1)
+        self.query.textChanged.connect(model.search)
+        model.modelReset.connect(self._count)
+
+    def _count(self) -> None:
+        idx = self.model.index_
+        if idx is None:
+            self.count.setText("reading the vocabulary…")
+            return
+        n = self.model.rowCount(QModelIndex())
+        q = self.model.query.strip()
+        self.count.setText(f"{n:,} of {len(idx):,} tokens" + (f" match {q!r}" if q else ""))
+
+
+def copy_text(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)

@@ -1,0 +1,228 @@
+"""The text pane: an editor whose tokens are painted as colored spans.
+
+It paints only the visible blocks (the token range of each block comes from
+`TokenSpans.visible`, a binary search), so repaint cost follows the screen,
+not the text length. Selected token: accent border; hovered token: dashed
+border; special tokens: outlined; tokens that split a UTF-8 character: a red
+underline. Whitespace can be shown (· for space, → for tab, ↵ at line ends).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase, QMouseEvent, QPainter, QPaintEvent, QPen, QTextOption
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+
+from tokinspect.analysis import TokenSpans
+
+from . import theme
+
+
+class TokenTextEdit(QPlainTextEdit):
+    tokenClicked = Signal(int)      # the user put the cursor on a token
+    tokenHovered = Signal(int)      # -1 when leaving
+
+    def __init__(self, parent: QWidget | None = None, read_only: bool = False) -> None:
+        super().__init__(parent)
+        self.spans: TokenSpans | None = None
+        self.selected = -1
+        self.hover = -1
+        self.tooltip_for: Callable[[int], str] | None = None
+        self._show_ws = False
+        self._syncing = False
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setPointSizeF(max(font.pointSizeF(), 10.5))
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.setFont(font)
+        self.setReadOnly(read_only)
+        self.setMouseTracking(True)
+        self.viewport().setMouseTracking(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
+        self.cursorPositionChanged.connect(self._on_cursor)
+
+    # ---- what to show --------------------------------------------------------
+    def text(self) -> str:
+        """The text exactly as tokenized (Qt keeps paragraphs as U+2029)."""
+        return self.document().toRawText().replace("\u2029", "\n")
+
+    def set_spans(self, spans: TokenSpans | None) -> None:
+        self.spans = spans
+        self.viewport().update()
+
+    def set_selected(self, i: int, move_cursor: bool = True) -> None:
+        self.selected = i
+        if move_cursor and self.spans is not None and 0 <= i < len(self.spans):
+            start = int(self.spans.u16[i, 0])
+            if self.textCursor().position() != start and self.spans.at(self.textCursor().position()) != i:
+                self._syncing = True
+                c = self.textCursor()
+                c.setPosition(min(start, self.document().characterCount() - 1))
+                self.setTextCursor(c)
+                self._syncing = False
+            self.ensureCursorVisible()
+        self.viewport().update()
+
+    def set_hover(self, i: int) -> None:
+        if i != self.hover:
+            self.hover = i
+            self.viewport().update()
+
+    def set_show_whitespace(self, on: bool) -> None:
+        self._show_ws = on
+        opt = self.document().defaultTextOption()
+        flags = opt.flags()
+        if on:
+            flags |= QTextOption.Flag.ShowTabsAndSpaces
+        else:
+            flags &= ~QTextOption.Flag.ShowTabsAndSpaces
+        opt.setFlags(flags)
+        self.document().setDefaultTextOption(opt)
+        self.viewport().update()
+
+    # ---- input ---------------------------------------------------------------
+    def token_at(self, pos: QPoint) -> int:
+        if self.spans is None or len(self.spans) == 0:
+            return -1
+        c = self.cursorForPosition(pos)
+        p = c.position()
+        if self.cursorRect(c).left() > pos.x() and p > 0:
+            p -= 1
+        return self.spans.at(p)
+
+    def _on_cursor(self) -> None:
+        if self._syncing or self.spans is None:
+            return
+        i = self.spans.at(self.textCursor().position())
+        if i >= 0:
+            self.tokenClicked.emit(i)
+
+    def mouseMoveEvent(self, e: QMouseEvent) -> None:
+        super().mouseMoveEvent(e)
+        self.tokenHovered.emit(self.token_at(e.position().toPoint()))
+
+    def leaveEvent(self, e: QEvent) -> None:
+        super().leaveEvent(e)
+        self.tokenHovered.emit(-1)
+
+    def mousePressEvent(self, e: QMouseEvent) -> None:
+        super().mousePressEvent(e)
+        i = self.token_at(e.position().toPoint())
+        if i >= 0:
+            self.tokenClicked.emit(i)
+
+    def viewportEvent(self, e: QEvent) -> bool:
+        if e.type() == QEvent.Type.ToolTip and self.tooltip_for is not None:
+            pos = e.pos()  # type: ignore[attr-defined]
+            i = self.token_at(pos)
+            text = self.tooltip_for(i) if i >= 0 else ""
+            if text:
+                QToolTip.showText(e.globalPos(), text, self.viewport())  # type: ignore[attr-defined]
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(e)
+
+    # ---- painting --------------------------------------------------------------
+    def paintEvent(self, e: QPaintEvent) -> None:
+        if self.spans is not None and len(self.spans):
+            p = QPainter(self.viewport())
+            try:
+                self._paint_tokens(p, e.rect().height() + e.rect().top())
+            finally:
+                p.end()
+        super().paintEvent(e)
+        if self._show_ws:
+            self._paint_line_ends()
+
+    def _block_rects(self, block_geo: QRectF, layout: object, bpos: int, blen: int, s: int, t: int) -> list[QRectF]:
+        """Rectangles of UTF-16 range [s, t) inside one block (one per line); the
+        block's end (its newline) is a narrow box after the last character."""
+        rects = []
+        lay = layout  # QTextLayout
+        text_end = bpos + blen - 1
+        a, b = max(s, bpos) - bpos, min(t, text_end) - bpos
+        for k in range(lay.lineCount()):  # type: ignore[attr-defined]
+            line = lay.lineAt(k)  # type: ignore[attr-defined]
+            ls, le = line.textStart(), line.textStart() + line.textLength()
+            lo, hi = max(a, ls), min(b, le)
+            if lo >= hi:
+                continue
+            x1, x2 = line.cursorToX(lo)[0], line.cursorToX(hi)[0]
+            rects.append(QRectF(x1, line.y(), x2 - x1, line.height()).translated(block_geo.topLeft()))
+        if t > text_end and s <= text_end and lay.lineCount():  # type: ignore[attr-defined]
+            line = lay.lineAt(lay.lineCount() - 1)  # type: ignore[attr-defined]
+            x = line.cursorToX(line.textStart() + line.textLength())[0]
+            w = self.fontMetrics().horizontalAdvance("↵")
+            rects.append(QRectF(x, line.y(), w, line.height()).translated(block_geo.topLeft()))
+        return rects
+
+    def _paint_tokens(self, p: QPainter, bottom: float) -> None:
+        spans = self.spans
+        assert spans is not None
+        colors = theme.token_colors()
+        acc, spc, spl = theme.accent(), theme.special_pen(), theme.split_mark()
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        marks = spans.marks
+        while block.isValid():
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > bottom:
+                break
+            bpos, blen = block.position(), block.length()
+            layout = block.layout()
+            i0, i1 = spans.visible(bpos, bpos + blen)
+            for i in range(i0, i1):
+                s, t = int(spans.u16[i, 0]), int(spans.u16[i, 1])
+                for r in self._block_rects(geo, layout, bpos, blen, s, t):
+                    rr = r.adjusted(0.5, 1.5, -0.5, -1.5)
+                    p.setPen(Qt.PenStyle.NoPen)
+                    p.setBrush(colors[i % len(colors)])
+                    p.drawRoundedRect(rr, 2.5, 2.5)
+                    if spans.special[i]:
+                        p.setPen(QPen(spc, 1.5))
+                        p.setBrush(Qt.BrushStyle.NoBrush)
+                        p.drawRoundedRect(rr, 2.5, 2.5)
+                    if spans.split[i]:
+                        p.setPen(QPen(spl, 2, Qt.PenStyle.SolidLine))
+                        p.drawLine(QPointF(rr.left() + 1, rr.bottom()), QPointF(rr.right() - 1, rr.bottom()))
+                    if i == self.hover and i != self.selected:
+                        p.setPen(QPen(acc, 1, Qt.PenStyle.DashLine))
+                        p.setBrush(Qt.BrushStyle.NoBrush)
+                        p.drawRoundedRect(rr, 2.5, 2.5)
+                    if i == self.selected:
+                        p.setPen(QPen(acc, 2))
+                        p.setBrush(Qt.BrushStyle.NoBrush)
+                        p.drawRoundedRect(rr.adjusted(-0.5, -1, 0.5, 1), 3, 3)
+            # divergent marks (compare): a red frame over the tokens
+            for m in range(marks.shape[0]):
+                ms, me = int(marks[m, 0]), int(marks[m, 1])
+                if me <= bpos or ms >= bpos + blen:
+                    continue
+                p.setPen(QPen(theme.split_mark(), 1.5))
+                p.setBrush(theme.divergent())
+                for r in self._block_rects(geo, layout, bpos, blen, ms, me):
+                    p.drawRect(r.adjusted(0, 0.5, 0, -0.5))
+            block = block.next()
+
+    def _paint_line_ends(self) -> None:
+        p = QPainter(self.viewport())
+        p.setPen(theme.muted())
+        p.setFont(self.font())
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        h = self.viewport().height()
+        while block.isValid() and block.next().isValid():
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > h:
+                break
+            lay = block.layout()
+            if lay.lineCount():
+                line = lay.lineAt(lay.lineCount() - 1)
+                x = line.cursorToX(line.textStart() + line.textLength())[0]
+                p.drawText(QPointF(x + geo.left(), geo.top() + line.y() + line.ascent()), "↵")
+            block = block.next()
+        p.end()
