@@ -14,6 +14,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from .analysis import exact_byte_spans, split_char_mask
 from .compare import compare
 from .tokenizer import Encoding, Tokenizer
 
@@ -27,10 +30,15 @@ class Side:
         return self.tokenizer.encode(text, add_special_tokens=False, encoder=self.encoder)
 
 
-def _pieces(enc: Encoding, lo: int, hi: int, raw: bytes) -> tuple[str, ...]:
+def _spans(side: Side, enc: Encoding, raw: bytes) -> np.ndarray:
+    """Each token's own bytes (a token that splits a character gets its part)."""
+    return exact_byte_spans(side.tokenizer, enc, split_char_mask(raw, enc.byte_offsets))
+
+
+def _pieces(spans: np.ndarray, lo: int, hi: int, raw: bytes) -> tuple[str, ...]:
     out = []
     for k in range(lo, hi):
-        s, e = enc.byte_offsets[k].tolist()
+        s, e = spans[k].tolist()
         out.append(raw[s:e].decode("utf-8", errors="backslashreplace"))
     return tuple(out)
 
@@ -60,13 +68,14 @@ def divergence(a: Side, b: Side, lines: Iterable[str]) -> Report:
         rep.lines += 1
         rep.tokens_a += len(ea)
         rep.tokens_b += len(eb)
-        cmp = compare(ea, eb)
+        raw = line.encode("utf-8")
+        sa, sb = _spans(a, ea, raw), _spans(b, eb, raw)
+        cmp = compare(ea, eb, sa, sb)
         if cmp.same:
             rep.agree += 1
             continue
-        raw = line.encode("utf-8")
         for seg in cmp.divergent:
             s, e = seg.byte_span
             text = raw[s:e].decode("utf-8", errors="backslashreplace")
-            rep.spans[(text, _pieces(ea, *seg.a, raw), _pieces(eb, *seg.b, raw))] += 1
+            rep.spans[(text, _pieces(sa, *seg.a, raw), _pieces(sb, *seg.b, raw))] += 1
     return rep

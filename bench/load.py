@@ -74,6 +74,26 @@ def tokinspect_file(path: Callable[[], Path], preset: str, merges: Callable[[], 
     return load
 
 
+def vocab_bin_path() -> Path:
+    """Qwen3's vocab.bin, compiled once from the embedded default into the temp dir."""
+    import tempfile
+
+    p = Path(tempfile.gettempdir()) / "tokinspect-bench-qwen3-vocab.bin"
+    if not p.exists():
+        from tokinspect import Tokenizer
+        from tokinspect.vocab_bin import compile_vocab_bin
+
+        p.write_bytes(compile_vocab_bin(Tokenizer.default()).data)
+    return p
+
+
+def tokinspect_vocab_bin_parse() -> object:
+    """Only the engine's vocab.bin parser (what the board's loader does)."""
+    from tokinspect import _tokcore
+
+    return _tokcore.vocab_bin_entries(vocab_bin_path().read_bytes())
+
+
 def tokinspect_default() -> object:
     from tokinspect import Tokenizer
 
@@ -156,6 +176,10 @@ CASES = [
                          lambda: data("onnxruntime-extensions", "gpt2", "gpt2.merges.txt"))),
     Case("hf-vm-gpt2", "GPT-2 vocab+merges", "HF BPE.from_file (model only)", ("tokenizers",),
          hf_bpe("onnxruntime-extensions/gpt2/gpt2.vocab", "onnxruntime-extensions/gpt2/gpt2.merges.txt")),
+    Case("ti-vbin", "Qwen3 vocab.bin", "tokinspect (handle + greedy index)", ("tokinspect",),
+         tokinspect_file(vocab_bin_path, "qwen2")),
+    Case("ti-vbin-parse", "Qwen3 vocab.bin", "tokinspect parse + entries list", ("tokinspect",),
+         tokinspect_vocab_bin_parse),
     Case("ti-cl100k", "cl100k_base.tiktoken", "tokinspect", ("tokinspect",),
          tokinspect_file(cl100k_tiktoken, "cl100k")),
     Case("tt-cl100k", "cl100k_base.tiktoken", "tiktoken load_tiktoken_bpe+Encoding",

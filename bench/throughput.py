@@ -215,6 +215,40 @@ def time_engines(engines: list[Engine], corpus: common.Corpus, runs: int,
                         "wall-clock speed ratios")
 
 
+def time_encoders(corpus: common.Corpus, runs: int) -> None:
+    """tokinspect's three encoders side by side, on tokenizer.json and on the
+    compiled vocab.bin (the board's file): bpe is HF-exact, rank is tiktoken's
+    algorithm, greedy is the board's longest match (its ids differ by design)."""
+    import tempfile
+
+    from tokinspect import Tokenizer
+    from tokinspect.vocab_bin import compile_vocab_bin
+
+    tok_json = common.qwen3_tokenizer_json()
+    tj = Tokenizer.from_file(tok_json) if tok_json else Tokenizer.default()
+    with tempfile.TemporaryDirectory() as d:
+        vb_path = Path(d) / "vocab.bin"
+        vb_path.write_bytes(compile_vocab_bin(tj).data)
+        vb = Tokenizer.from_file(vb_path)
+    cases = [(f"{name} {enc}", tok, enc) for name, tok in (("json", tj), ("vocab.bin", vb))
+             for enc in ("bpe", "rank", "greedy")]
+    for _, tok, enc in cases:
+        tok.encode("warm up", encoder=enc)   # builds the encoder's index outside the timing
+    ref = [e.ids for e in tj.encode_batch(corpus.texts, False)]
+    mb = corpus.n_bytes / 1e6
+    rows = []
+    base = None
+    for name, tok, enc in cases:
+        t = common.best_of(lambda tok=tok, enc=enc: [tok.encode(x, False, encoder=enc) for x in corpus.texts], runs)
+        got = [e.ids for e in tok.encode_batch(corpus.texts, False, encoder=enc)]
+        same = sum(np.array_equal(a, b) for a, b in zip(ref, got, strict=True))
+        base = base or t.best
+        rows.append([name, f"{mb / t.best:.2f}", f"{t.best:.3f}", f"{base / t.best:.2f}x",
+                     f"{same} / {len(ref)}", sum(len(g) for g in got)])
+    print(f"\n## tokinspect encoders, best of {runs}, {mb:.2f} MB")
+    common.print_table(["tokenizer + encoder", "MB/s", "wall s", "vs json bpe", "texts = json bpe", "ids"], rows)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", help="a .txt file or a folder of .txt files (default: shared udhr + W&P)")
@@ -235,6 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     engines = build_engines(tok_json)
     totals = check_identity(engines, corpus)
     time_engines(engines, corpus, args.runs, totals)
+    time_encoders(corpus, args.runs)
 
 
 if __name__ == "__main__":

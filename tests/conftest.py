@@ -49,6 +49,21 @@ def _save(tok, path: Path) -> Path:
     return path
 
 
+def _split_bytelevel(vocab: dict, merges: list, pattern: str, path: Path):
+    """A HF tokenizer as converters build tiktoken-style models: ignore_merges,
+    Split(pattern) then ByteLevel without its regex; saved to path."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors
+
+    tok = Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pattern), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    tok.decoder = decoders.ByteLevel()
+    tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    return _save(tok, path)
+
+
 @pytest.fixture(scope="session")
 def ref_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("refs")
@@ -77,17 +92,8 @@ def qwen3_json(ref_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def cl100k_json(ref_dir: Path) -> Path:
     """cl100k as HF would convert it (ignore_merges, the cl100k pattern)."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors
-
     vocab, merges = refs.ranks_to_vocab_merges(refs.load_ranks(cl100k_tiktoken_path()))
-    tok = Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(CL100K_PATTERN), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    tok.decoder = decoders.ByteLevel()
-    tok.post_processor = processors.ByteLevel(trim_offsets=False)
-    return _save(tok, ref_dir / "cl100k_tokenizer.json")
+    return _split_bytelevel(vocab, merges, CL100K_PATTERN, ref_dir / "cl100k_tokenizer.json")
 
 
 @pytest.fixture(scope="session")
@@ -109,21 +115,12 @@ def gpt2_json(ref_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def llama3_json(ref_dir: Path) -> Path:
     """Llama-3.2 from ollama's encoder.json/vocab.bpe: ignore_merges and the Llama-3 pattern."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors
-
     enc = shared("ollama", "llama3.2", "encoder.json")
     bpe = shared("ollama", "llama3.2", "vocab.bpe")
     vocab = json.loads(enc.read_text(encoding="utf-8"))
     merges = [tuple(line.split(" ")) for line in bpe.read_text(encoding="utf-8").split("\n")
               if line and not line.startswith("#version")]
-    tok = Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(CL100K_PATTERN), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    tok.decoder = decoders.ByteLevel()
-    tok.post_processor = processors.ByteLevel(trim_offsets=False)
-    return _save(tok, ref_dir / "llama3_tokenizer.json")
+    return _split_bytelevel(vocab, merges, CL100K_PATTERN, ref_dir / "llama3_tokenizer.json")
 
 
 def pair(path: Path):
