@@ -44,3 +44,13 @@ def test_default_corpus_ids(qwen3_json, texts):
 
     ours, hf = Tokenizer.default(), pair(qwen3_json)[1]
     assert_same(ours, hf, texts, label="default corpus")
+
+
+@pytest.mark.parametrize("fixture", ["qwen3_json", "gpt2_json"])
+def test_rank_encoder_equals_hf_on_corpus(fixture, texts, request):
+    """tiktoken's algorithm gives HF's ids on Qwen3 and GPT-2 over the whole corpus."""
+    ours, hf = pair(request.getfixturevalue(fixture))
+    got = [e.ids.tolist() for e in ours.encode_batch(texts, False, encoder="rank")]
+    want = [h.ids for h in hf.encode_batch(texts, add_special_tokens=False)]
+    bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+    assert bad == []
