@@ -45,3 +45,14 @@ def ids_list(enc: Encoding, rows_: list[int] | None = None) -> str:
     """"[9707, 1879]" for copying: the given rows, or all."""
     ids = enc.ids.tolist()
     return "[" + ", ".join(str(ids[r]) for r in (rows_ if rows_ is not None else range(len(ids)))) + "]"
+
+
+FILTERS = "CSV (*.csv);;JSON (*.json)"
+
+
+def path_for(path: str | Path, selected_filter: str = "") -> Path:
+    """The path to write: a name without .csv/.json gets the suffix of the chosen filter."""
+    p = Path(path)
+    if p.suffix.lower() in (".csv", ".json"):
+        return p
+    return p.with_name(p.name + (".json" if "json" in selected_filter.lower() else ".csv"))

@@ -31,7 +31,7 @@ from .capabilities import ENCODERS, encoders_supported
 from .gui_workers import Debouncer, Runner
 from .tokenizer import Tokenizer
 from .trace import Trace
-from .trace_rows import ChunkRow, chunk_rows, chunk_token_starts, visible
+from .trace_rows import ChunkRow, chunk_rows, row_token_starts, visible
 from .vocab import VocabIndex
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -155,7 +155,8 @@ class Document(QObject):
 
         def work(ev: threading.Event, gen: int) -> tuple[int, Trace, list[ChunkRow], np.ndarray]:
             tr = trace_text(tok, a.text, encoder=a.encoder, add_special_tokens=special)
-            return a.generation, tr, chunk_rows(tr), chunk_token_starts(tr)
+            rows = chunk_rows(tr)
+            return a.generation, tr, rows, row_token_starts(rows)
 
         self._trace.submit(work)
 
@@ -354,6 +355,8 @@ class ChunkListModel(QAbstractListModel):
             a, b = row.token_range
             if row.kind == "added":
                 return f"{row.label}   added token"
+            if row.kind == "greedy":
+                return f"{row.label}   longest of {row.steps} candidate{'s' if row.steps != 1 else ''}"
             tail = f"{row.steps} merges → {b - a} token{'s' if b - a != 1 else ''}"
             return f"{row.label}   {tail}"
         if role == Qt.ItemDataRole.ToolTipRole:

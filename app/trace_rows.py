@@ -34,10 +34,10 @@ def gpt2_byte_chars() -> list[str]:
 @dataclass(frozen=True)
 class ChunkRow:
     label: str          # the chunk's text (repr-like, whitespace visible)
-    kind: str           # "chunk" or "added"
+    kind: str           # "chunk", "added", or "greedy" (one longest-match step)
     orig_span: tuple[int, int]
     token_range: tuple[int, int]
-    steps: int
+    steps: int          # merges; for "greedy": candidates considered
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ class StepRow:
     merged: int | None      # index of the left symbol of the merged pair; None for the final row
     rank: int | None
     result: str             # the merged piece, or "= ids" on the final row
+    label: str = ""         # the row's left label; "" shows the rank ("rank 308") or "final"
+    span: int = 2           # boxes highlighted from `merged` (a merge: the pair; a greedy step: the chosen one)
 
 
 def visible(s: str) -> str:
@@ -54,6 +56,10 @@ def visible(s: str) -> str:
 
 
 def chunk_rows(tr: Trace) -> list[ChunkRow]:
+    """One row per pre-token chunk; for the greedy encoder (no chunks, no merges), one row per
+    longest-match step."""
+    if tr.greedy_steps:
+        return greedy_rows(tr)
     out = []
     for ch in tr.chunks:
         a, b = ch.norm_span
@@ -75,7 +81,13 @@ def chunk_of_token(tr: Trace, token: int) -> int:
 
 
 def chunk_token_starts(tr: Trace) -> np.ndarray:
-    return np.array([c.token_range[0] for c in tr.chunks], dtype=np.int64)
+    return row_token_starts(greedy_rows(tr)) if tr.greedy_steps else np.array(
+        [c.token_range[0] for c in tr.chunks], dtype=np.int64)
+
+
+def row_token_starts(rows: list[ChunkRow]) -> np.ndarray:
+    """The first token of each row (non-decreasing), for searchsorted."""
+    return np.array([r.token_range[0] for r in rows], dtype=np.int64)
 
 
 def step_rows(tok: Tokenizer, ch: TraceChunk) -> list[StepRow]:
@@ -88,4 +100,56 @@ def step_rows(tok: Tokenizer, ch: TraceChunk) -> list[StepRow]:
         rows.append(StepRow([name(s) or "?" for s in st.symbols], st.index, st.rank, name(st.new_id) or "?"))
     final = ch.final()
     rows.append(StepRow([name(s) or "?" for s in final], None, None, "= " + " ".join(str(t) for t in final)))
+    return rows
+
+
+def greedy_token_of_steps(tr: Trace) -> list[int]:
+    """The token index each greedy step produced, matched in order; a dropped byte gives
+    -1 - k, k being the index of the next token (so rows stay ordered by token)."""
+    ids = tr.encoding.ids.tolist()
+    out, cursor = [], 0
+    for st in tr.greedy_steps:
+        if st.chosen is None:
+            out.append(-1 - cursor)  # dropped: -1 - (the next token's index)
+            continue
+        j = cursor
+        while j < len(ids) and ids[j] != st.chosen:
+            j += 1
+        if j < len(ids):
+            out.append(j)
+            cursor = j + 1
+        else:
+            out.append(-1 - cursor)
+    return out
+
+
+def greedy_rows(tr: Trace) -> list[ChunkRow]:
+    """The greedy encoder's steps as list rows: the bytes taken at each position."""
+    tok = tr.encoding._tokenizer
+    out = []
+    for st, t in zip(tr.greedy_steps, greedy_token_of_steps(tr)):
+        if st.chosen is None:
+            label = f"@{st.pos}  dropped byte"
+            span = (st.pos, st.pos + 1)
+        else:
+            raw = tok.id_to_bytes(st.chosen) or b""
+            label = f"@{st.pos}  {visible(raw.decode('utf-8', errors='replace'))}"
+            span = (st.pos, st.pos + max(1, st.chosen_len))
+        out.append(ChunkRow(label, "greedy", span, (t, t + 1) if t >= 0 else (-1 - t, -1 - t), len(st.candidates)))
+    return out
+
+
+def greedy_step_rows(tok: Tokenizer, tr: Trace, first: int, last: int) -> list[StepRow]:
+    """Rows for greedy steps first..last-1: the candidates (every entry that was a prefix at the
+    position, shortest first) with the chosen one highlighted."""
+    name = tok.id_to_token
+    rows = []
+    for st in tr.greedy_steps[first:last]:
+        cands = [name(c) or "?" for c in st.candidates]
+        if st.chosen is None:
+            rows.append(StepRow(cands, None, None, "dropped: no entry starts with this byte", f"@{st.pos}", 0))
+            continue
+        k = st.candidates.index(st.chosen) if st.chosen in st.candidates else None
+        result = f"{name(st.chosen) or '?'} = {st.chosen} ({st.chosen_len} B)"
+        rows.append(StepRow(cands, k, None, result, f"@{st.pos}", 1))
     return rows

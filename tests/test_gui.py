@@ -176,6 +176,28 @@ def test_chat_mode(qtbot, win):
     assert int(win.doc.analysis.encoding.special_mask.sum()) == 7  # 3 messages x 2 + generation prompt
 
 
+def test_chat_mode_qwen3_template(qtbot, win, qwen3_json):
+    win.open_tokenizer(qwen3_json)
+    qtbot.waitUntil(lambda: win.doc.tokenizer.format == "hf" and not win.doc.busy, timeout=WAIT)
+    assert win.doc.chat_template().source.endswith("tokenizer_config.json")
+    win.tabs.setCurrentWidget(win.chat)
+    while win.messages.rowCount():
+        win.messages.remove(0)
+    win.messages.append("system", "You are terse.")
+    win.messages.append("user", "Hi, naïve?")
+    assert win.chat.gen_prompt.isChecked()
+    preview = win.chat.preview.text()
+    assert "Template error" not in win.chat.source.text()
+    # Qwen3's own template: no default system prompt, no <think> prefix unless enable_thinking=False
+    assert preview == ("<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nHi, naïve?<|im_end|>\n"
+                       "<|im_start|>assistant\n")
+    win.chat.inspect.click()
+    settle(qtbot, win, preview)
+    m = win.table_model
+    specials = [m.index(r, 2).data() for r in range(m.rowCount()) if m.index(r, 7).data() == "special"]
+    assert specials == ["<|im_start|>", "<|im_end|>", "<|im_start|>", "<|im_end|>", "<|im_start|>"]
+
+
 def test_cancel_long_encode(qtbot, win):
     settle(qtbot, win)
     before = win.doc.analysis
@@ -186,6 +208,170 @@ def test_cancel_long_encode(qtbot, win):
     assert not win.doc.busy
     qtbot.wait(300)
     assert win.doc.analysis is before  # the cancelled result never landed
+
+
+def test_cancelled_result_never_replaces_a_newer_one(qtbot, win):
+    settle(qtbot, win)
+    big = "Hello naïve café 你好, the quick brown fox. " * 120_000  # ~5.8 MB
+    assert len(big.encode()) > 5_000_000
+    runner = win.doc._encode
+    win.doc.set_text(big, immediate=True)
+    qtbot.waitUntil(lambda: win.cancel_button.isVisible(), timeout=WAIT)  # the busy bar shows after 150 ms
+    qtbot.mouseClick(win.cancel_button, Qt.MouseButton.LeftButton)
+    assert not win.doc.busy and not win.cancel_button.isVisible()
+    win.set_text("after the cancel")
+    settle(qtbot, win, "after the cancel")
+    newer = win.doc.analysis
+    qtbot.waitUntil(lambda: not runner._alive, timeout=WAIT)  # the cancelled 5 MB job has ended
+    qtbot.wait(50)  # its queued signals, if any, are delivered
+    assert win.doc.analysis is newer and win.doc.analysis.text == "after the cancel"
+    assert win.text.text() == "after the cancel" and win.table.model().rowCount() == len(newer)
+
+
+def test_export_menu_csv_and_json(qtbot, win, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+    win.set_text("Hello naïve")
+    settle(qtbot, win, "Hello naïve")
+    act = next(a for a in win.menuBar().actions() if a.text() == "&File").menu().actions()
+    export_action = next(a for a in act if a.text().startswith("&Export"))
+    assert export_action is win.export_action
+    answers = [(str(tmp_path / "out.csv"), "CSV (*.csv)"), (str(tmp_path / "out"), "JSON (*.json)")]
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: answers.pop(0)))
+    export_action.trigger()
+    export_action.trigger()
+    csv_lines = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()
+    assert csv_lines[0].startswith("index,id,piece,text,hex") and len(csv_lines) == 4
+    assert csv_lines[2].startswith("1,94880,ĠnaÃ¯, naï,20 6e 61 c3 af")
+    import json
+    rows = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))  # the JSON filter added .json
+    assert [r["id"] for r in rows] == [9707, 94880, 586] and rows[1]["byte_end"] == 10
+    assert not win.errors
+
+
+def test_drop_file_opens_it(qtbot, win, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    from tokinspect import vocab_bin
+    vb = tmp_path / "vocab.bin"
+    vb.write_bytes(vocab_bin.compile_vocab_bin(Tokenizer.default()).data)
+    txt = tmp_path / "notes.txt"
+    txt.write_text("dropped text, 你好", encoding="utf-8")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(vb)), QUrl.fromLocalFile(str(txt))])
+    enter = QDragEnterEvent(QPoint(200, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, enter)  # Qt delivers a drop only after an accepted drag-enter
+    assert enter.isAccepted()
+    ev = QDropEvent(QPointF(200, 200), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(win, ev)
+    assert ev.isAccepted()
+    qtbot.waitUntil(lambda: win.doc.tokenizer.format == "vocab_bin" and not win.doc.busy, timeout=WAIT)
+    settle(qtbot, win, "dropped text, 你好")
+    assert win.tokenizer_path == vb.resolve() and "·  vocab.bin  ·" in win.status_tok.text()
+    assert win.text_source == "notes.txt"
+
+
+def test_reload_when_file_changes(qtbot, win, tmp_path, monkeypatch):
+    from tokenizers import AddedToken, decoders, models, pre_tokenizers
+    from tokenizers import Tokenizer as HF
+
+    from tokinspect.trace_rows import gpt2_byte_chars
+
+    def save(added: str) -> None:
+        vocab = {c: i for i, c in enumerate(gpt2_byte_chars())}
+        vocab["ab"] = 256
+        hf = HF(models.BPE(vocab, [("a", "b")]))
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.decoder = decoders.ByteLevel()
+        hf.add_special_tokens([AddedToken(added, special=True, normalized=False)])
+        hf.save(str(path))
+
+    path = tmp_path / "tiny" / "tokenizer.json"
+    path.parent.mkdir()
+    save("<|one|>")
+    asked: list[str] = []
+
+    def yes(parent, title, text, *a, **k):
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(yes))
+    win.open_tokenizer(path)
+    qtbot.waitUntil(lambda: win.doc.tokenizer.vocab_size == 258 and not win.doc.busy, timeout=WAIT)
+    first = win.doc.tokenizer
+    assert first.token_to_id("<|one|>") == 257
+    assert str(path.resolve()) in win._watcher.files()
+    save("<|two|>")
+    qtbot.waitUntil(lambda: win.doc.tokenizer is not first and not win.doc.busy, timeout=WAIT)
+    assert asked and str(path.resolve()) in asked[0]
+    assert win.doc.tokenizer.token_to_id("<|two|>") == 257 and win.doc.tokenizer.token_to_id("<|one|>") is None
+    assert str(path.resolve()) in win._watcher.files()  # still watched after the reload
+
+
+def test_vocab_bin_audit(qtbot, win, tmp_path):
+    from tokinspect import vocab_bin
+    vb = tmp_path / "vocab.bin"
+    vb.write_bytes(vocab_bin.compile_vocab_bin(Tokenizer.default()).data)
+    win.tabs.setCurrentWidget(win.vocab)
+    win.open_tokenizer(vb)
+    am, pane = win.audit_model, win.vocab.audit
+    qtbot.waitUntil(lambda: am.result is not None and not am.busy, timeout=WAIT)
+    assert not am.result.compiled and am.result.source == "vocab.bin"
+    assert not pane.run_button.isVisible()
+    assert "33 identical-bytes groups" in pane.summary.text()
+    assert pane.groups_label.text() == "Identical stored bytes: 33 groups"
+    g = am.groups
+    assert g.rowCount() == 33
+    assert [g.index(r, 1).data() for r in (0, 32)] == ["188 = 145338", "220 = 144242"]
+    assert g.index(32, 2).data() == "c4 a0"
+    p = am.probes
+    assert [p.index(r, 0).data() for r in range(p.rowCount())] == ["220", "198", "255", "221"]
+    assert [p.index(0, c).data() for c in range(4)] == ["220", "c4 a0", "20", "Ġ"]
+    classes = {am.classes.index(r, 0).data(): am.classes.index(r, 1).data() for r in range(am.classes.rowCount())}
+    assert classes["raw 7F (DEL)"] == "1"
+    # another format: audited on request, from a compiled copy
+    win.open_default()
+    qtbot.waitUntil(lambda: win.doc.tokenizer.format == "tiktoken" and not win.doc.busy, timeout=WAIT)
+    assert am.result is None and pane.run_button.isVisible() and g.rowCount() == 0
+    qtbot.mouseClick(pane.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: am.result is not None and not am.busy, timeout=WAIT)
+    assert am.result.compiled and g.rowCount() == 33 and "compiled as vocab.bin" in pane.summary.text()
+
+
+@pytest.mark.skipif(not encoders_supported(), reason="this engine build has only the bpe encoder")
+def test_greedy_trace_steps(qtbot, win):
+    win.set_text("Hello naïve")
+    settle(qtbot, win, "Hello naïve")
+    win.encoder_box.setCurrentText("greedy")
+    qtbot.waitUntil(lambda: win.doc.trace is not None and bool(win.doc.trace.greedy_steps)
+                    and win.doc.analysis.encoder == "greedy", timeout=WAIT)
+    steps = win.doc.trace.greedy_steps
+    assert win.trace.chunk_list.model().rowCount() == len(steps) == len(win.doc.analysis)
+    assert "greedy steps" in win.trace.norm_note.text()
+    win.sel.select(1)
+    tp, tok = win.trace, win.doc.tokenizer
+    assert tp.chunk_list.currentIndex().row() == 1
+    rows = tp.steps.rows
+    assert len(rows) == len(steps) and tp.steps.current == 1 and tp.slider.value() == 1
+    row = rows[1]
+    cand = [128, 220, 144242, 308, 4317, 94880]  # every entry that is a prefix of " naïve" at byte 5
+    assert row.label == "@5" and row.symbols == [tok.id_to_token(c) for c in cand]
+    assert row.merged == 5 and row.span == 1 and row.result.startswith("ĠnaÃ¯ = 94880 (6 B)")
+    assert [len(tok.id_to_bytes(c)) for c in cand] == sorted(len(tok.id_to_bytes(c)) for c in cand)
+    assert tp.step_label.text() == "row 2/3" and "greedy step 2 of 3" in tp.chunk_title.text()
+    qtbot.mouseClick(tp.fwd, Qt.MouseButton.LeftButton)
+    assert tp.steps.current == 2 and tp.steps.rows[2].label == "@10"
+    # choosing a step in the list selects its token everywhere
+    tp.chunk_list.setCurrentIndex(tp.chunk_list.model().index(0, 0))
+    assert win.sel.index == 0 and win.table.currentIndex().row() == 0
+    # back to bpe: merge steps again
+    win.encoder_box.setCurrentText("bpe")
+    qtbot.waitUntil(lambda: win.doc.trace is not None and win.doc.analysis.encoder == "bpe", timeout=WAIT)
+    win.sel.select(1)
+    assert tp.steps.rows[-1].result == "= 94880 586" and not tp.greedy
 
 
 def test_export_and_copy(qtbot, win, tmp_path):

@@ -29,10 +29,11 @@ from PySide6.QtWidgets import (
 
 from tokinspect import export
 from tokinspect.chat import ChatTemplateError, render
+from tokinspect.gui_audit import AuditModel
 from tokinspect.gui_compare import CompareModel
 from tokinspect.gui_models import ChunkListModel, Document, MessagesModel, TokenTableModel, VocabModel
 from tokinspect.gui_workers import Runner, read_text_file
-from tokinspect.trace_rows import step_rows, visible
+from tokinspect.trace_rows import greedy_step_rows, step_rows, visible
 
 from . import theme
 from .byte_view import ByteView
@@ -40,6 +41,7 @@ from .panes import ChatPane, ComparePane, StatsPane, TokenTable, TracePane, Voca
 from .token_text import TokenTextEdit
 
 MAX_RECENT = 10
+GREEDY_WINDOW = 40   # greedy steps shown before and after the selected one
 TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.bin *.model);;All files (*)"
 DEFAULT_MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant."},
@@ -114,7 +116,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.chat, "Chat")
         # Vocabulary
         self.vocab_model = VocabModel(self.doc, self)
-        self.vocab = VocabPane(self.vocab_model)
+        self.audit_model = AuditModel(self)
+        self.vocab = VocabPane(self.vocab_model, self.audit_model)
+        self.splitters["vocab/split"] = self.vocab.splitter
         self.tabs.addTab(self.vocab, "Vocabulary")
 
     def _action(self, menu: object, text: str, slot: object, shortcut: object = None,
@@ -136,7 +140,7 @@ class MainWindow(QMainWindow):
         self._action(f, "Open &Text…", self.open_text_dialog, "Ctrl+Shift+O")
         self._action(f, "&Reload", self.reload, QKeySequence.StandardKey.Refresh)
         f.addSeparator()
-        self._action(f, "&Export Tokens…", self.export_dialog, "Ctrl+E")
+        self.export_action = self._action(f, "&Export Tokens…", self.export_dialog, "Ctrl+E")
         self._action(f, "Copy Token &Ids", self.copy_ids, "Ctrl+Shift+C")
         f.addSeparator()
         self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -219,6 +223,9 @@ class MainWindow(QMainWindow):
         # chat
         self.chat.changed.connect(self._render_chat)
         self.chat.inspectRequested.connect(self._inspect_chat)
+        # vocabulary: the vocab.bin audit
+        self.vocab.audit.auditRequested.connect(self.audit_model.run)
+        self.audit_model.failed.connect(lambda m: self._error("Audit failed", m))
 
     # ---- settings -------------------------------------------------------------------
     def _restore(self) -> None:
@@ -318,6 +325,9 @@ class MainWindow(QMainWindow):
             self.open_default()
 
     def _on_file_changed(self, path: str) -> None:
+        # an editor's atomic save replaces the file: the watcher drops it; watch the new one
+        if path not in self._watcher.files() and Path(path).exists():
+            self._watcher.addPath(path)
         if self._reload_asked:
             return
         self._reload_asked = True
@@ -330,12 +340,17 @@ class MainWindow(QMainWindow):
         a = self.doc.analysis
         if a is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export tokens", "tokens.csv", "CSV (*.csv);;JSON (*.json)")
+        start = str(Path(str(self.settings.value("files/export_dir", ""))) / "tokens.csv")
+        path, filt = QFileDialog.getSaveFileName(self, "Export tokens", start, export.FILTERS)
         if path:
+            out = export.path_for(path, filt)
             try:
-                export.write(a.encoding, path)
+                export.write(a.encoding, out)
             except OSError as exc:
                 self._error("Export failed", str(exc))
+                return
+            self.settings.setValue("files/export_dir", str(out.parent))
+            self.statusBar().showMessage(f"exported {len(a):,} tokens to {out}", 4000)
 
     def copy_ids(self) -> None:
         a = self.doc.analysis
@@ -382,8 +397,10 @@ class MainWindow(QMainWindow):
         self.status_tok.setToolTip(str(info.get("path", "")))
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
+        self.audit_model.set_tokenizer(tok)
         if self.tabs.currentWidget() is self.vocab:
             self.vocab_model.ensure_index()
+            self.audit_model.auto()
 
     def _on_load_failed(self, path: str, msg: str) -> None:
         tok = self.doc.tokenizer
@@ -419,8 +436,14 @@ class MainWindow(QMainWindow):
                 note = f"Normalization changed the text: {visible(tr.normalized_text[:300])!s}"
             else:
                 note = "Normalization left the text unchanged."
-            self.trace.set_note(f"{note}\n{len(tr.chunks):,} chunks "
-                                f"({sum(1 for c in tr.chunks if c.added_id is not None)} added-token matches)", False)
+            if tr.greedy_steps:
+                dropped = sum(1 for g in tr.greedy_steps if g.chosen is None)
+                tail = (f"{len(tr.greedy_steps):,} greedy steps (longest prefix match at each position, no merges)"
+                        + (f"; {dropped} bytes dropped" if dropped else ""))
+            else:
+                tail = (f"{len(tr.chunks):,} chunks "
+                        f"({sum(1 for c in tr.chunks if c.added_id is not None)} added-token matches)")
+            self.trace.set_note(f"{note}\n{tail}", False)
         self._follow_selection(self.sel.index)
 
     def _update_stats(self) -> None:
@@ -445,6 +468,15 @@ class MainWindow(QMainWindow):
 
     def _show_chunk(self, k: int) -> None:
         tr, tok = self.doc.trace, self.doc.tokenizer
+        if tr is not None and tok is not None and tr.greedy_steps:
+            n = len(tr.greedy_steps)
+            if not 0 <= k < n:
+                self.trace.show_steps("select a token to see its longest-match step", [], greedy=True)
+                return
+            first, last = max(0, k - GREEDY_WINDOW), min(n, k + GREEDY_WINDOW + 1)
+            self.trace.show_steps(f"greedy step {k + 1:,} of {n:,}: candidates, shortest first",
+                                  greedy_step_rows(tok, tr, first, last), current=k - first, greedy=True)
+            return
         if tr is None or tok is None or not 0 <= k < len(tr.chunks):
             self.trace.show_steps("select a token to see its merges", [])
             return
@@ -485,6 +517,7 @@ class MainWindow(QMainWindow):
         self.compare_model.set_active(w is self.compare)
         if w is self.vocab:
             self.vocab_model.ensure_index()
+            self.audit_model.auto()
 
     def _open_b(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer B", "", TOKENIZER_FILTER)

@@ -1,7 +1,9 @@
 """Merge steps of one chunk as rows of symbol boxes.
 
 Row k shows the symbols before merge k; the merged pair is filled with the
-accent color and the rank is printed at the left. The rows come ready-made
+accent color and the rank is printed at the left. Greedy-step rows use the
+same boxes: the candidates at one position, the chosen one filled, the
+position at the left. The rows come ready-made
 from `tokinspect.trace_rows.step_rows`; `current` limits how many are shown
 (the slider), and the current row is emphasized.
 """
@@ -47,6 +49,10 @@ class MergeStepsView(QWidget):
     def _box_w(self, s: str) -> int:
         return self.fontMetrics().horizontalAdvance(s) + 2 * PAD
 
+    def row_bottom(self, k: int) -> int:
+        """The y just below row k (to scroll it into view)."""
+        return 4 + (k + 1) * (self._row_h() + GAP)
+
     def sizeHint(self) -> QSize:
         w = 0
         for r in self.rows:
@@ -72,16 +78,16 @@ class MergeStepsView(QWidget):
                 hl.setAlpha(40)
                 p.fillRect(QRectF(0, y - 2, self.width(), h + 4), hl)
             p.setPen(pal.text().color() if is_cur else theme.muted())
-            label = f"rank {row.rank}" if row.rank is not None else "final"
+            label = row.label or (f"rank {row.rank}" if row.rank is not None else "final")
             p.drawText(QRectF(4, y, self._label_w, h), Qt.AlignmentFlag.AlignVCenter, label)
             x = self._label_w
             for j, s in enumerate(row.symbols):
                 w = self._box_w(s)
                 box = QRectF(x, y, w, h)
-                merged = row.merged is not None and j in (row.merged, row.merged + 1)
+                merged = row.merged is not None and row.merged <= j < row.merged + row.span
                 p.setPen(QPen(acc if merged else pal.mid().color(), 2 if merged else 1))
                 fill = acc.lighter(160) if merged and not theme.is_dark() else acc.darker(200) if merged else (
-                    colors[j % len(colors)] if row.merged is None else pal.base().color())
+                    colors[j % len(colors)] if row.merged is None and row.span else pal.base().color())
                 p.setBrush(fill)
                 p.drawRoundedRect(box.adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
                 p.setPen(pal.text().color())

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect.chat import ROLES
+from tokinspect.gui_audit import AuditModel, RowsModel
 from tokinspect.gui_models import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
 from tokinspect.stats import Stats
 from tokinspect.trace_rows import StepRow
@@ -84,7 +85,8 @@ class TokenTable(QTableView):
 
 
 class TracePane(QWidget):
-    """Normalized text, chunks, and the merge steps of the selected chunk."""
+    """Normalized text, chunks, and the merge steps of the selected chunk; for the greedy
+    encoder, its longest-match steps (the list) and the candidates at each (the rows)."""
 
     chunkActivated = Signal(int)
     stepChanged = Signal(int)
@@ -141,6 +143,7 @@ class TracePane(QWidget):
         self.back.clicked.connect(lambda: self.slider.setValue(self.slider.value() - 1))
         self.fwd.clicked.connect(lambda: self.slider.setValue(self.slider.value() + 1))
         self.slider.valueChanged.connect(self._on_slider)
+        self.greedy = False
 
     def set_note(self, text: str, offer_trace: bool) -> None:
         self.norm_note.setText(text)
@@ -161,16 +164,21 @@ class TracePane(QWidget):
         sm.blockSignals(False)
         self.chunk_list.viewport().update()
 
-    def show_steps(self, title: str, rows: list[StepRow]) -> None:
+    def show_steps(self, title: str, rows: list[StepRow], current: int | None = None, greedy: bool = False) -> None:
+        """Merge rows (the last one is the final symbols), or greedy-step rows (one per position)."""
+        self.greedy = greedy
+        self.back.setToolTip("Previous greedy step (Alt+Left)" if greedy else "Previous merge step (Alt+Left)")
+        self.fwd.setToolTip("Next greedy step (Alt+Right)" if greedy else "Next merge step (Alt+Right)")
         self.chunk_title.setText(title)
         last = max(0, len(rows) - 1)
+        cur = last if current is None else max(0, min(current, last))
         self.slider.blockSignals(True)
         self.slider.setRange(0, last)
-        self.slider.setValue(last)
+        self.slider.setValue(cur)
         self.slider.blockSignals(False)
-        self.steps.set_rows(rows, last)
+        self.steps.set_rows(rows, cur)
         self._update_label()
-        self.scroll.ensureVisible(0, self.steps.height())
+        self.scroll.ensureVisible(0, self.steps.row_bottom(cur))
 
     def _on_slider(self, v: int) -> None:
         self.steps.set_current(v)
@@ -180,7 +188,10 @@ class TracePane(QWidget):
     def _update_label(self) -> None:
         n = max(0, len(self.steps.rows) - 1)
         v = self.slider.value()
-        self.step_label.setText(f"step {v}/{n}" if v < n else f"final ({n} merges)")
+        if self.greedy:
+            self.step_label.setText(f"row {v + 1}/{n + 1}" if self.steps.rows else "")
+        else:
+            self.step_label.setText(f"step {v}/{n}" if v < n else f"final ({n} merges)")
         self.back.setEnabled(v > 0)
         self.fwd.setEnabled(v < n)
 
@@ -364,13 +375,96 @@ class ChatPane(QWidget):
             self.model.remove(r)
 
 
-class VocabPane(QWidget):
-    """Search the vocabulary by text, id (123 or #123) or hex bytes (e4 bd a0, 0x20)."""
+def _rows_table(model: RowsModel, widths: tuple[int, ...]) -> QTableView:
+    t = QTableView()
+    t.setModel(model)
+    t.verticalHeader().setVisible(False)
+    t.horizontalHeader().setStretchLastSection(True)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setWordWrap(False)
+    t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
+    for col, w in enumerate(widths):
+        t.setColumnWidth(col, w)
+    return t
 
-    def __init__(self, model: VocabModel, parent: QWidget | None = None) -> None:
+
+class AuditPane(QWidget):
+    """The vocab.bin audit: classes, identical-bytes groups, the probe table."""
+
+    auditRequested = Signal()
+
+    def __init__(self, model: AuditModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        title = QLabel("<b>vocab.bin audit</b>")
+        self.run_button = QPushButton("Audit as vocab.bin")
+        self.run_button.setToolTip("Compile this tokenizer to vocab.bin (in a temporary file) and audit that")
+        self.run_button.clicked.connect(self.auditRequested)
+        bar.addWidget(title, 1)
+        bar.addWidget(self.run_button)
+        lay.addLayout(bar)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.summary)
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.classes = _rows_table(model.classes, (250, 90))
+        self.groups = _rows_table(model.groups, (50, 120, 90))
+        self.probes = _rows_table(model.probes, (60, 80, 80))
+        self.groups_label = QLabel("Identical stored bytes")
+        for lab, table in ((QLabel("Byte classes"), self.classes), (self.groups_label, self.groups),
+                           (QLabel("Probes (space, newline, 0xAD, 0x7F)"), self.probes)):
+            w = QWidget()
+            v = QVBoxLayout(w)
+            v.setContentsMargins(0, 0, 0, 0)
+            v.addWidget(lab)
+            v.addWidget(table, 1)
+            split.addWidget(w)
+        split.setSizes([190, 300, 140])
+        lay.addWidget(split, 1)
+        model.changed.connect(self._update)
+        self._update()
+
+    def _update(self) -> None:
+        m = self.model
+        a = m.result
+        self.run_button.setVisible(not m.is_vocab_bin and m.tokenizer is not None)
+        self.run_button.setEnabled(not m.busy)
+        if m.busy:
+            self.summary.setText("auditing…")
+        elif a is not None:
+            warn = "".join(f"\n⚠ {w}" for w in a.warnings)
+            self.summary.setText(a.summary + warn)
+        elif m.tokenizer is None:
+            self.summary.setText("")
+        else:
+            self.summary.setText("This tokenizer is not a vocab.bin. \u201cAudit as vocab.bin\u201d compiles it "
+                                 "(as the board would get it) and audits the result.")
+        self.groups_label.setText(f"Identical stored bytes: {len(a.groups)} groups" if a is not None
+                                  else "Identical stored bytes")
+
+
+class VocabPane(QWidget):
+    """Search the vocabulary by text, id (123 or #123) or hex bytes (e4 bd a0, 0x20); beside it the vocab.bin audit."""
+
+    def __init__(self, model: VocabModel, audit: AuditModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(self.splitter)
+        left = QWidget()
+        lay = QVBoxLayout(left)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.splitter.addWidget(left)
+        self.audit = AuditPane(audit)
+        self.splitter.addWidget(self.audit)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
         self.query = QLineEdit()
         self.query.setPlaceholderText("search: text, id (123 or #123), or hex bytes (e4 bd a0 / 0x20)")
         self.query.setClearButtonEnabled(True)
@@ -384,7 +478,7 @@ class VocabPane(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        for col, w in enumerate((80, 200, 200, 220)):
+        for col, w in enumerate((70, 150, 150, 200)):
             self.table.setColumnWidth(col, w)
         lay.addWidget(self.table, 1)
         self.query.textChanged.connect(model.search)
