@@ -55,9 +55,9 @@ def test_deep_nesting_is_refused(tmp_path):
 
 def test_unknown_component(tmp_path, qwen_doc):
     doc = dict(qwen_doc)
-    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "Metaspace", "replacement": "▁"}]}
+    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "Punctuation", "behavior": "Isolated"}]}
     msg = load_error(write(tmp_path, doc))
-    assert "$.pre_tokenizer.pretokenizers[0]" in msg and "Metaspace" in msg and "not supported" in msg, msg
+    assert "$.pre_tokenizer.pretokenizers[0]" in msg and "Punctuation" in msg and "not supported" in msg, msg
     doc = dict(qwen_doc)
     doc["normalizer"] = {"type": "BertNormalizer"}
     msg = load_error(write(tmp_path, doc))

@@ -56,8 +56,13 @@ typedef enum tc_split_behavior {
 } tc_split_behavior;
 
 typedef enum tc_pretok_kind {
-    TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS
+    TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS,
+    TC_PT_METASPACE,          /* only as the first pre-tokenizer (its text edit is done by pipeline.c) */
+    TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
+    TC_PT_WHITESPACE          /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
 } tc_pretok_kind;
+
+typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
 
 /* Hand-written scanners that agree with the generic matcher on one
  * well-known pattern each (see pretok.c). */
@@ -74,6 +79,10 @@ typedef struct tc_pretok {
     char *literal; size_t literal_len;  /* SPLIT_STRING */
     int add_prefix_space, use_regex, trim_offsets;
     int individual_digits;
+    /* METASPACE: the replacement char (UTF-8), prepend scheme, split */
+    char replacement[8]; size_t replacement_len;
+    tc_prepend_scheme prepend_scheme;
+    int ms_split;
 } tc_pretok;
 
 #define TC_MAX_PRETOK 16
@@ -119,7 +128,31 @@ typedef struct tc_post {
 
 #define TC_MAX_POST 8
 
-typedef enum tc_decoder_kind { TC_DEC_NONE, TC_DEC_BYTELEVEL } tc_decoder_kind;
+/* The decoder: TC_DEC_BYTELEVEL alone (tok->decoder), or a chain of steps
+ * over the token strings (tok->dec, HF decode_chain semantics). */
+typedef enum tc_decoder_kind {
+    TC_DEC_NONE, TC_DEC_BYTELEVEL, TC_DEC_CHAIN,
+    TC_DEC_REPLACE, TC_DEC_BYTEFALLBACK, TC_DEC_FUSE, TC_DEC_STRIP, TC_DEC_METASPACE
+} tc_decoder_kind;
+
+typedef struct tc_dec_step {
+    tc_decoder_kind kind;                 /* a step: BYTELEVEL or REPLACE.. METASPACE */
+    char *pat; size_t pat_len;            /* REPLACE with a String pattern */
+    tc_regex *re;                         /* REPLACE with a Regex pattern */
+    char *content; size_t content_len;    /* REPLACE: the content; STRIP, METASPACE: the char */
+    uint32_t start, stop;                 /* STRIP */
+    int prepend;                          /* METASPACE: prepend_scheme is not never */
+} tc_dec_step;
+
+#define TC_MAX_DEC 16
+
+/* How a model entry's real bytes derive from its stored string (decided at
+ * load from the decoder): */
+typedef enum tc_bytes_rule {
+    TC_BYTES_RAW = 0,        /* the string itself */
+    TC_BYTES_BYTELEVEL = 1,  /* GPT-2 byte-level mapping undone */
+    TC_BYTES_SPM = 2         /* SentencePiece: U+2581 -> ' ', "<0xNN>" -> the byte NN */
+} tc_bytes_rule;
 
 /* ---- model ---------------------------------------------------------- */
 
@@ -146,7 +179,9 @@ struct tc_tokenizer {
     tc_normalizer normalizer; int has_normalizer;
     tc_pretok pretok[TC_MAX_PRETOK]; int npretok;
     tc_post post[TC_MAX_POST]; int npost;
-    tc_decoder_kind decoder;
+    tc_decoder_kind decoder;     /* NONE, BYTELEVEL (alone) or CHAIN (dec[]) */
+    tc_dec_step dec[TC_MAX_DEC]; int ndec;
+    tc_bytes_rule bytes_rule;    /* the model entries' real bytes (vocab.c) */
     /* added tokens */
     tc_added *added; size_t nadded, added_cap;
     tc_buf added_pool;
@@ -160,10 +195,12 @@ struct tc_tokenizer {
 /* vocab.c */
 uint64_t tc_hash_bytes(const uint8_t *p, size_t n);
 int tc_vocab_init(tc_vocab *v, uint32_t n);
-int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int byte_level, tc_error *err);
+/* rule: a tc_bytes_rule (0 raw, 1 byte-level, 2 SentencePiece) */
+int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int rule, tc_error *err);
 int tc_vocab_build_index(tc_vocab *v, tc_error *err);
 int64_t tc_vocab_find(const tc_vocab *v, const uint8_t *s, size_t len);
 void tc_vocab_free(tc_vocab *v);
+int tc_fallback_byte(const uint8_t *s, size_t len);   /* "<0xNN>" -> NN, else -1 */
 int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err);
 int64_t tc_strmap_find(const tc_strmap *m, const tc_vocab *v, int by_bytes, const uint8_t *s, size_t len);
 int64_t tc_strmap_find_h(const tc_strmap *m, const tc_vocab *v, const uint8_t *s, size_t len, uint64_t h);

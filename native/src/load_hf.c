@@ -3,9 +3,11 @@
  * Does: reads every component the engine supports into a handle, checking
  * types strictly; anything else is refused with the JSON path of the
  * component, its type and its byte offset.
- * Supported: normalizer NFC/NFD/NFKC/NFKD/Lowercase/Sequence;
- * pre_tokenizer Split/ByteLevel/Digits/Sequence; model BPE;
- * post_processor ByteLevel/TemplateProcessing/Sequence; decoder ByteLevel.
+ * Supported: normalizer NFC/NFD/NFKC/NFKD/Lowercase/Prepend/Replace/Strip/
+ * Sequence (Precompiled refused); pre_tokenizer Split/ByteLevel/Digits/
+ * Metaspace (first only)/WhitespaceSplit/Whitespace/Sequence; model BPE;
+ * post_processor ByteLevel/TemplateProcessing/Sequence; decoder ByteLevel/
+ * Replace/ByteFallback/Fuse/Strip/Metaspace/Sequence.
  * Does not: truncation, padding, dropout (refused), other models.
  */
 #include <stdio.h>
@@ -20,6 +22,8 @@ typedef struct ld {
     tc_tokenizer *tok;
     tc_error *err;
     const char *src; size_t srclen;
+    uint32_t ndup; int64_t dup_id;   /* vocabulary keys that occur twice (a damaged file), one example */
+    uint32_t nspace; int64_t space_id; /* tokens with an ASCII space inside ("a b" merges cannot name them) */
 } ld;
 
 static int fail(ld *L, int code, const tc_json *v, const char *path, const char *fmt, const char *a) {
@@ -70,6 +74,50 @@ static int get_type(ld *L, const tc_json *obj, const char *path, const char **ty
 
 /* ---- normalizer ----------------------------------------------------------- */
 
+static int dup_str(ld *L, const tc_json *s, char **out, size_t *len);
+
+/* Prepend / Replace / Strip: steps with data. */
+static int load_norm_edit(ld *L, const tc_json *v, const char *path, const char *type) {
+    tc_normalizer *n = &L->tok->normalizer;
+    if (n->nsteps >= TC_NORM_MAX_STEPS) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 normalizers%s", NULL);
+    tc_norm_param *p = &n->params[n->nsteps];
+    memset(p, 0, sizeof *p);
+    tc_norm_kind k;
+    if (strcmp(type, "Prepend") == 0) {
+        const tc_json *pre = member(v, "prepend");
+        if (!pre || pre->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, v, path, "Prepend needs a string \"prepend\"%s", NULL);
+        if (dup_str(L, pre, &p->str, &p->str_len)) return L->err->code;
+        k = TC_NORM_PREPEND;
+    } else if (strcmp(type, "Replace") == 0) {
+        const tc_json *pat = member(v, "pattern"), *content = member(v, "content");
+        if (!content || content->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, v, path, "Replace needs a string \"content\"%s", NULL);
+        if (!pat || pat->type != TC_JSON_OBJECT || pat->u.obj.n != 1 || pat->u.obj.members[0].value.type != TC_JSON_STRING)
+            return fail(L, TC_ERR_FORMAT, v, path, "Replace needs \"pattern\": {\"String\": ...} or {\"Regex\": ...}%s", NULL);
+        const tc_json_member *pm = &pat->u.obj.members[0];
+        if (dup_str(L, content, &p->str, &p->str_len)) return L->err->code;
+        if (strcmp(pm->key, "String") == 0) {
+            if (dup_str(L, &pm->value, &p->pat, &p->pat_len)) return L->err->code;
+        } else if (strcmp(pm->key, "Regex") == 0) {
+            tc_error e = {0};
+            p->re = tc_regex_compile(pm->value.u.str.s, pm->value.u.str.len, &e);
+            if (!p->re) {
+                char pp[300];
+                snprintf(pp, sizeof pp, "%.200s.pattern.Regex", path);
+                return fail(L, e.code ? e.code : TC_ERR_FORMAT, &pm->value, pp, "%s", e.msg);
+            }
+        } else {
+            return fail(L, TC_ERR_UNSUPPORTED, pat, path, "Replace pattern kind \"%s\" is not supported", pm->key);
+        }
+        k = TC_NORM_REPLACE;
+    } else {
+        if (get_bool(L, v, "strip_left", path, 1, &p->left) || get_bool(L, v, "strip_right", path, 1, &p->right)) return L->err->code;
+        k = TC_NORM_STRIP;
+    }
+    n->steps[n->nsteps++] = k;
+    L->tok->has_normalizer = 1;
+    return 0;
+}
+
 static int load_normalizer(ld *L, const tc_json *v, const char *path) {
     const char *type = NULL;
     if (get_type(L, v, path, &type)) return L->err->code;
@@ -86,6 +134,11 @@ static int load_normalizer(ld *L, const tc_json *v, const char *path) {
         return 0;
     }
     tc_norm_kind k;
+    if (strcmp(type, "Prepend") == 0 || strcmp(type, "Replace") == 0 || strcmp(type, "Strip") == 0)
+        return load_norm_edit(L, v, path, type);
+    if (strcmp(type, "Precompiled") == 0)
+        return fail(L, TC_ERR_UNSUPPORTED, v, path, "Precompiled charsmap is not supported (SentencePiece's compiled normalization rules; %s)",
+                    "no file this engine targets needs it: Llama-2/Phi-3 style files use Prepend + Replace");
     if (strcmp(type, "NFC") == 0) k = TC_NORM_NFC;
     else if (strcmp(type, "NFD") == 0) k = TC_NORM_NFD;
     else if (strcmp(type, "NFKC") == 0) k = TC_NORM_NFKC;
@@ -119,6 +172,9 @@ static int compile_regex(ld *L, tc_pretok *pt, const char *pat, size_t len, cons
     pt->fast = tc_fast_detect(pat, len);
     return 0;
 }
+
+static int load_metaspace_opts(ld *L, const tc_json *v, const char *path, char *rep, size_t *rep_len,
+                               tc_prepend_scheme *scheme);
 
 static int load_pretok(ld *L, const tc_json *v, const char *path) {
     const char *type = NULL;
@@ -174,12 +230,157 @@ static int load_pretok(ld *L, const tc_json *v, const char *path) {
         L->tok->byte_level = 1;
         return 0;
     }
+    if (strcmp(type, "Metaspace") == 0) {
+        if (L->tok->npretok > 0)
+            return fail(L, TC_ERR_UNSUPPORTED, v, path, "Metaspace is supported only as the first pre-tokenizer (it rewrites the text it is given)%s", NULL);
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_METASPACE;
+        if (load_metaspace_opts(L, v, path, pt->replacement, &pt->replacement_len, &pt->prepend_scheme) ||
+            get_bool(L, v, "split", path, 1, &pt->ms_split)) return L->err->code;
+        return 0;
+    }
+    if (strcmp(type, "WhitespaceSplit") == 0) {
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_WHITESPACE_SPLIT;
+        return 0;
+    }
+    if (strcmp(type, "Whitespace") == 0) {
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_WHITESPACE;
+        return 0;
+    }
     if (strcmp(type, "Digits") == 0) {
         if (add_pretok(L, v, path, &pt)) return L->err->code;
         pt->kind = TC_PT_DIGITS;
         return get_bool(L, v, "individual_digits", path, 0, &pt->individual_digits) ? L->err->code : 0;
     }
     return fail(L, TC_ERR_UNSUPPORTED, v, path, "pre-tokenizer type \"%s\" is not supported", type);
+}
+
+/* ---- Metaspace options (pre-tokenizer and decoder) ------------------------ */
+
+static int load_metaspace_opts(ld *L, const tc_json *v, const char *path, char *rep, size_t *rep_len,
+                               tc_prepend_scheme *scheme) {
+    const tc_json *r;
+    if (get_str(L, v, "replacement", path, &r)) return L->err->code;
+    if (!r) { memcpy(rep, "\xE2\x96\x81", 3); *rep_len = 3; }
+    else {
+        int ul;
+        if (r->u.str.len == 0 || r->u.str.len > 4 ||
+            (tc_utf8_decode((const uint8_t *)r->u.str.s, r->u.str.len, 0, &ul), (size_t)ul != r->u.str.len))
+            return fail(L, TC_ERR_FORMAT, r, path, "Metaspace \"replacement\" must be one character%s", NULL);
+        memcpy(rep, r->u.str.s, r->u.str.len);
+        *rep_len = r->u.str.len;
+    }
+    const tc_json *ps = member(v, "prepend_scheme");
+    *scheme = TC_PREPEND_ALWAYS;
+    if (ps && ps->type != TC_JSON_NULL) {
+        if (ps->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, ps, path, "\"prepend_scheme\" must be a string%s", NULL);
+        if (strcmp(ps->u.str.s, "always") == 0) *scheme = TC_PREPEND_ALWAYS;
+        else if (strcmp(ps->u.str.s, "first") == 0) *scheme = TC_PREPEND_FIRST;
+        else if (strcmp(ps->u.str.s, "never") == 0) *scheme = TC_PREPEND_NEVER;
+        else return fail(L, TC_ERR_FORMAT, ps, path, "unknown prepend_scheme \"%s\"", ps->u.str.s);
+    } else {
+        /* the legacy spelling: HF 0.23.3 reads add_prefix_space true (or
+         * absent) as always, and refuses false without a prepend_scheme */
+        int aps;
+        if (get_bool(L, v, "add_prefix_space", path, 1, &aps)) return L->err->code;
+        if (!aps) return fail(L, TC_ERR_FORMAT, v, path, "add_prefix_space does not match declared prepend_scheme (false needs \"prepend_scheme\": \"never\"; HF refuses it too)%s", NULL);
+    }
+    return 0;
+}
+
+/* ---- decoder ---------------------------------------------------------------- */
+
+static int load_decoder(ld *L, const tc_json *v, const char *path, int top) {
+    const char *type = NULL;
+    if (get_type(L, v, path, &type)) return L->err->code;
+    tc_tokenizer *tok = L->tok;
+    if (strcmp(type, "Sequence") == 0) {
+        const tc_json *arr = member(v, "decoders");
+        if (!arr || arr->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "Sequence needs an array \"decoders\"%s", NULL);
+        tok->decoder = TC_DEC_CHAIN;
+        for (uint32_t i = 0; i < arr->u.arr.n; i++) {
+            char p[300];
+            snprintf(p, sizeof p, "%.200s.decoders[%u]", path, i);
+            int r = load_decoder(L, &arr->u.arr.items[i], p, 0);
+            if (r) return r;
+        }
+        return 0;
+    }
+    if (top && strcmp(type, "ByteLevel") == 0) { tok->decoder = TC_DEC_BYTELEVEL; return 0; }
+    tok->decoder = TC_DEC_CHAIN;
+    if (tok->ndec >= TC_MAX_DEC) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 decoders%s", NULL);
+    tc_dec_step *d = &tok->dec[tok->ndec++];
+    memset(d, 0, sizeof *d);
+    if (strcmp(type, "ByteLevel") == 0) { d->kind = TC_DEC_BYTELEVEL; return 0; }
+    if (strcmp(type, "ByteFallback") == 0) { d->kind = TC_DEC_BYTEFALLBACK; return 0; }
+    if (strcmp(type, "Fuse") == 0) { d->kind = TC_DEC_FUSE; return 0; }
+    if (strcmp(type, "Replace") == 0) {
+        d->kind = TC_DEC_REPLACE;
+        const tc_json *pat = member(v, "pattern"), *content = member(v, "content");
+        if (!content || content->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, v, path, "Replace needs a string \"content\"%s", NULL);
+        if (!pat || pat->type != TC_JSON_OBJECT || pat->u.obj.n != 1 || pat->u.obj.members[0].value.type != TC_JSON_STRING)
+            return fail(L, TC_ERR_FORMAT, v, path, "Replace needs \"pattern\": {\"String\": ...} or {\"Regex\": ...}%s", NULL);
+        const tc_json_member *pm = &pat->u.obj.members[0];
+        if (dup_str(L, content, &d->content, &d->content_len)) return L->err->code;
+        if (strcmp(pm->key, "String") == 0) {
+            if (dup_str(L, &pm->value, &d->pat, &d->pat_len)) return L->err->code;
+        } else if (strcmp(pm->key, "Regex") == 0) {
+            tc_error e = {0};
+            d->re = tc_regex_compile(pm->value.u.str.s, pm->value.u.str.len, &e);
+            if (!d->re) {
+                char pp[300];
+                snprintf(pp, sizeof pp, "%.200s.pattern.Regex", path);
+                return fail(L, e.code ? e.code : TC_ERR_FORMAT, &pm->value, pp, "%s", e.msg);
+            }
+        } else {
+            return fail(L, TC_ERR_UNSUPPORTED, pat, path, "Replace pattern kind \"%s\" is not supported", pm->key);
+        }
+        return 0;
+    }
+    if (strcmp(type, "Strip") == 0) {
+        d->kind = TC_DEC_STRIP;
+        const tc_json *c = member(v, "content"), *st = member(v, "start"), *sp = member(v, "stop");
+        int ul = 0;
+        if (!c || c->type != TC_JSON_STRING || c->u.str.len == 0 ||
+            (tc_utf8_decode((const uint8_t *)c->u.str.s, c->u.str.len, 0, &ul), (size_t)ul != c->u.str.len))
+            return fail(L, TC_ERR_FORMAT, v, path, "Strip needs a one-character string \"content\"%s", NULL);
+        if (!st || st->type != TC_JSON_NUMBER || !st->u.num.is_int || st->u.num.i < 0 || st->u.num.i > 0x7fffffff ||
+            !sp || sp->type != TC_JSON_NUMBER || !sp->u.num.is_int || sp->u.num.i < 0 || sp->u.num.i > 0x7fffffff)
+            return fail(L, TC_ERR_FORMAT, v, path, "Strip needs non-negative integers \"start\" and \"stop\"%s", NULL);
+        d->start = (uint32_t)st->u.num.i;
+        d->stop = (uint32_t)sp->u.num.i;
+        return dup_str(L, c, &d->content, &d->content_len) ? L->err->code : 0;
+    }
+    if (strcmp(type, "Metaspace") == 0) {
+        d->kind = TC_DEC_METASPACE;
+        char rep[8]; size_t rl = 0;
+        tc_prepend_scheme sc;
+        if (load_metaspace_opts(L, v, path, rep, &rl, &sc)) return L->err->code;
+        d->content = malloc(rl + 1);
+        if (!d->content) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+        memcpy(d->content, rep, rl);
+        d->content[rl] = 0;
+        d->content_len = rl;
+        d->prepend = sc != TC_PREPEND_NEVER;
+        return 0;
+    }
+    tok->ndec--;
+    return fail(L, TC_ERR_UNSUPPORTED, v, path, "decoder type \"%s\" is not supported", type);
+}
+
+/* The rule for the model entries' real bytes: SentencePiece style when the
+ * model is not byte-level and the decoder turns U+2581 into a space. */
+static tc_bytes_rule bytes_rule_of(const tc_tokenizer *tok) {
+    if (tok->byte_level) return TC_BYTES_BYTELEVEL;
+    for (int i = 0; i < tok->ndec; i++) {
+        const tc_dec_step *d = &tok->dec[i];
+        if (d->kind == TC_DEC_METASPACE && d->content_len == 3 && memcmp(d->content, "\xE2\x96\x81", 3) == 0) return TC_BYTES_SPM;
+        if (d->kind == TC_DEC_REPLACE && d->pat_len == 3 && memcmp(d->pat, "\xE2\x96\x81", 3) == 0 &&
+            d->content_len == 1 && d->content[0] == ' ') return TC_BYTES_SPM;
+    }
+    return TC_BYTES_RAW;
 }
 
 /* ---- post-processor ------------------------------------------------------- */
@@ -306,7 +507,7 @@ static int load_model(ld *L, const tc_json *v) {
     for (uint32_t i = 0; i < vocab->u.obj.n; i++) {
         const tc_json_member *mm = &vocab->u.obj.members[i];
         tc_error e = {0};
-        if (tc_vocab_set(&m->vocab, (uint32_t)mm->value.u.num.i, (const uint8_t *)mm->key, mm->key_len, L->tok->byte_level, &e) != TC_OK) {
+        if (tc_vocab_set(&m->vocab, (uint32_t)mm->value.u.num.i, (const uint8_t *)mm->key, mm->key_len, (int)L->tok->bytes_rule, &e) != TC_OK) {
             char p[300];
             snprintf(p, sizeof p, "$.model.vocab[\"%.60s\"]", mm->key);
             return fail(L, e.code, &mm->value, p, "%s", e.msg);
@@ -314,6 +515,21 @@ static int load_model(ld *L, const tc_json *v) {
     }
     tc_error e = {0};
     if (tc_vocab_build_index(&m->vocab, &e) != TC_OK) return fail(L, e.code, vocab, "$.model.vocab", "%s", e.msg);
+    /* keys given twice (the JSON reader keeps both members): HF keeps one of
+     * them; a file damaged this way usually fails at its merges, and the
+     * message below then says why */
+    L->ndup = 0; L->dup_id = -1;
+    for (uint32_t id = 0; id < m->vocab.n; id++) {
+        if (!m->vocab.entries[id].present) continue;
+        if (memchr(tc_entry_str(&m->vocab, id), ' ', m->vocab.entries[id].str_len)) {
+            if (L->space_id < 0) L->space_id = id;
+            L->nspace++;
+        }
+        if (tc_vocab_find(&m->vocab, tc_entry_str(&m->vocab, id), m->vocab.entries[id].str_len) != (int64_t)id) {
+            if (L->dup_id < 0) L->dup_id = id;
+            L->ndup++;
+        }
+    }
     if (unk) {
         m->unk_id = tc_vocab_find(&m->vocab, (const uint8_t *)unk->u.str.s, unk->u.str.len);
         /* HF fails only when the unk token is needed and missing; -1 keeps that */
@@ -380,7 +596,24 @@ static int load_merges(ld *L, const tc_json *merges) {
 #define MPATH (snprintf(p, sizeof p, "$.model.merges[%u]", r), p)
         if (!j->ok) {
             tc_buf_free(&tmp);
-            return fail(L, TC_ERR_FORMAT, it, MPATH, "a merge must be \"a b\" or [\"a\", \"b\"] (two tokens, one space)%s", NULL);
+            char what[TC_ERRMSG_MAX - 100];
+            if (it->type == TC_JSON_STRING) {
+                int k = snprintf(what, sizeof what, "the merge \"%.60s\" does not split into two tokens at one space (HF: \"Merges text file invalid at line %u\")",
+                                 it->u.str.s, r + 1);
+                if (L->nspace && k > 0 && (size_t)k < sizeof what) {
+                    uint32_t sid = (uint32_t)L->space_id;
+                    k += snprintf(what + k, sizeof what - (size_t)k, "; %u vocabulary token%s contain%s an ASCII space (first: \"%.40s\", id %u), which an \"a b\" merge cannot name: damaged (U+00A0 turned into U+0020?)",
+                                  L->nspace, L->nspace == 1 ? "" : "s", L->nspace == 1 ? "s" : "", (const char *)tc_entry_str(v, sid), sid);
+                }
+                if (L->ndup && k > 0 && (size_t)k < sizeof what) {
+                    uint32_t did = (uint32_t)L->dup_id;
+                    snprintf(what + k, sizeof what - (size_t)k, "; the vocabulary has %u duplicate key%s (first: \"%.40s\", id %u)",
+                             L->ndup, L->ndup == 1 ? "" : "s", (const char *)tc_entry_str(v, did), did);
+                }
+            } else {
+                snprintf(what, sizeof what, "a merge must be \"a b\" or [\"a\", \"b\"] (two tokens, one space)");
+            }
+            return fail(L, TC_ERR_FORMAT, it, MPATH, "%s", what);
         }
         int64_t ia = tc_strmap_find_h(&v->by_str, v, (const uint8_t *)j->a, j->al, j->ha);
         int64_t ib = tc_strmap_find_h(&v->by_str, v, (const uint8_t *)j->b, j->bl, j->hb);
@@ -484,13 +717,13 @@ static void describe(tc_tokenizer *tok, const char *format) {
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
     bad |= tc_buf_append(d, tmp, strlen(tmp));
     bad |= tc_buf_append(d, "\"normalizer\":[", 14);
-    static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase"};
+    static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip"};
     for (int i = 0; i < tok->normalizer.nsteps; i++) {
         snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", nn[tok->normalizer.steps[i]]);
         bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
     bad |= tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
-    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits"};
+    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace"};
     for (int i = 0; i < tok->npretok; i++) {
         const tc_pretok *p = &tok->pretok[i];
         snprintf(tmp, sizeof tmp, "%s\"%s%s\"", i ? "," : "", pk[p->kind], p->fast ? " [fast path]" : "");
@@ -501,7 +734,17 @@ static void describe(tc_tokenizer *tok, const char *format) {
         snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", tok->post[i].kind == TC_POST_BYTELEVEL ? "ByteLevel" : "TemplateProcessing");
         bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
-    snprintf(tmp, sizeof tmp, "],\"decoder\":\"%s\"}", tok->decoder == TC_DEC_BYTELEVEL ? "ByteLevel" : "none");
+    if (tok->decoder == TC_DEC_CHAIN) {
+        static const char *dn[] = {"none", "ByteLevel", "Sequence", "Replace", "ByteFallback", "Fuse", "Strip", "Metaspace"};
+        bad |= tc_buf_append(d, "],\"decoder\":[", 13);
+        for (int i = 0; i < tok->ndec; i++) {
+            snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", dn[tok->dec[i].kind]);
+            bad |= tc_buf_append(d, tmp, strlen(tmp));
+        }
+        snprintf(tmp, sizeof tmp, "],\"bytes_rule\":\"%s\"}", tok->bytes_rule == TC_BYTES_SPM ? "sentencepiece" : "raw");
+    } else {
+        snprintf(tmp, sizeof tmp, "],\"decoder\":\"%s\"}", tok->decoder == TC_DEC_BYTELEVEL ? "ByteLevel" : "none");
+    }
     bad |= tc_buf_append(d, tmp, strlen(tmp) + 1);
     if (bad) tc_buf_free(d);   /* tc_describe() then answers "{}" */
 }
@@ -536,7 +779,7 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
     const tc_json *root = tc_json_root(doc);
     tc_tokenizer *tok = tc_tokenizer_new();
     if (!tok) { tc_json_free(doc); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return NULL; }
-    ld L = {tok, err, (const char *)data, len};
+    ld L = {tok, err, (const char *)data, len, 0, -1, 0, -1};
     int r = 0;
     if (root->type != TC_JSON_OBJECT) { r = fail(&L, TC_ERR_FORMAT, root, "$", "expected an object%s", NULL); goto out; }
     if ((r = check_keys(&L, root))) goto out;
@@ -545,14 +788,11 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
     if ((v = member(root, "padding")) && v->type != TC_JSON_NULL) { r = fail(&L, TC_ERR_UNSUPPORTED, v, "$.padding", "padding is not supported (set it to null)%s", NULL); goto out; }
     if ((v = member(root, "normalizer")) && v->type != TC_JSON_NULL && (r = load_normalizer(&L, v, "$.normalizer"))) goto out;
     if ((v = member(root, "pre_tokenizer")) && v->type != TC_JSON_NULL && (r = load_pretok(&L, v, "$.pre_tokenizer"))) goto out;
+    /* the decoder first: it decides the rule for the entries' real bytes */
+    if ((v = member(root, "decoder")) && v->type != TC_JSON_NULL && (r = load_decoder(&L, v, "$.decoder", 1))) goto out;
+    tok->bytes_rule = bytes_rule_of(tok);
     if ((r = load_model(&L, member(root, "model")))) goto out;
     if ((v = member(root, "post_processor")) && v->type != TC_JSON_NULL && (r = load_post(&L, v, "$.post_processor"))) goto out;
-    if ((v = member(root, "decoder")) && v->type != TC_JSON_NULL) {
-        const char *type = NULL;
-        if ((r = get_type(&L, v, "$.decoder", &type) ? err->code : 0)) goto out;
-        if (strcmp(type, "ByteLevel") != 0) { r = fail(&L, TC_ERR_UNSUPPORTED, v, "$.decoder", "decoder type \"%s\" is not supported", type); goto out; }
-        tok->decoder = TC_DEC_BYTELEVEL;
-    }
     if ((r = tc_model_init_bytes(tok, err))) goto out;
     if ((r = load_added(&L, member(root, "added_tokens")))) goto out;
     if ((r = tc_tokenizer_finish(tok, err))) goto out;

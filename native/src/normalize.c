@@ -32,9 +32,26 @@
  *    more when change < 0. All bytes of the new char share that alignment.
  * Invalid UTF-8 bytes are units of their own: class 0, no mapping, never
  * composed, re-encoded as the same byte.
+ *
+ * Edits (HF NormalizedString, tokenizers 0.23.3), written directly on the
+ * alignments since the transform_range rule reduces to:
+ *  - replace(pattern, content): per match [s, e) (regex find_iter, or the
+ *    non-overlapping occurrences of a literal), transform_range(s..e,
+ *    content chars each with change 1, initial_offset = chars of the match):
+ *    the match is removed and every byte of content aligns to the old byte
+ *    e - 1 ((0, 0) of the segment, i.e. (base, base), when e == 0).
+ *  - prepend(p) on a non-empty string with first char c: transform_range(
+ *    0..len(c), [(p0, 0), (p1, 1).., (c, 1)], 0): p0 takes c's alignment
+ *    (byte 0), the other chars of p and c itself take byte len(c) - 1's
+ *    (with an empty p, c takes (base, base)).
+ *  - Strip (lrstrip): leading and trailing chars with Rust's
+ *    char::is_whitespace are removed, the kept ones keep their alignments
+ *    (the -N change HF gives the last kept char only moves a cursor that is
+ *    not read again).
  */
 #include "normalize.h"
 
+#include "regex.h"
 #include "unicode.h"
 
 typedef struct nitem {
@@ -240,9 +257,45 @@ static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
     return 1;
 }
 
+static int is_ws_at(const uint8_t *t, size_t len, size_t i, int *ul) {
+    uint32_t cp = tc_utf8_decode(t, len, i, ul);
+    return cp < TC_CP_INVALID_BASE && tc_unicode_is_space(cp);
+}
+
+/* Start of the unit that ends at byte `end` (end > 0). */
+static size_t unit_before(const uint8_t *t, size_t len, size_t end) {
+    size_t j = end - 1;
+    while (j > 0 && end - j < 4 && (t[j] & 0xC0) == 0x80) j--;
+    int ul;
+    (void)tc_utf8_decode(t, len, j, &ul);
+    return j + (size_t)ul == end ? j : end - 1;
+}
+
+static int edit_is_noop(tc_norm_kind kind, const tc_norm_param *p, const uint8_t *t, size_t len) {
+    int ul;
+    switch (kind) {
+    case TC_NORM_PREPEND: return len == 0;
+    case TC_NORM_REPLACE:
+        if (len == 0) return 1;
+        if (p->re) return 0;
+        if (p->pat_len == 0) return 1;
+        for (size_t i = 0; i + p->pat_len <= len; i++)
+            if (t[i] == (uint8_t)p->pat[0] && memcmp(t + i, p->pat, p->pat_len) == 0) return 0;
+        return 1;
+    case TC_NORM_STRIP:
+        if (len == 0) return 1;
+        if (p->left && is_ws_at(t, len, 0, &ul)) return 0;
+        if (p->right && is_ws_at(t, len, unit_before(t, len, len), &ul)) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
 int tc_normalize_is_noop(const tc_normalizer *n, const uint8_t *text, size_t len) {
-    for (int k = 0; k < n->nsteps; k++)
-        if (!step_is_noop(n->steps[k], text, len)) return 0;
+    for (int k = 0; k < n->nsteps; k++) {
+        tc_norm_kind kd = n->steps[k];
+        if (kd >= TC_NORM_PREPEND ? !edit_is_noop(kd, &n->params[k], text, len) : !step_is_noop(kd, text, len)) return 0;
+    }
     return 1;
 }
 
@@ -326,6 +379,148 @@ static int apply_transform(tc_nstr *s, const nstream *st, uint32_t base) {
     return 0;
 }
 
+/* Replaces s with the text/alignment built in nt/na. */
+static void nstr_take(tc_nstr *s, tc_buf *nt, tc_span *na, size_t na_cap) {
+    tc_buf_free(&s->text);
+    free(s->align);
+    s->text = *nt;
+    s->align = na;
+    s->align_cap = na_cap;
+}
+
+/* Every match [m[2k], m[2k+1]) (in order, non-overlapping) becomes content. */
+static int apply_matches(tc_nstr *s, const size_t *m, size_t nm, const char *content, size_t clen, uint32_t base) {
+    if (nm == 0) return 0;
+    if (!s->align && materialize_align(s, base) != 0) return -1;
+    const uint8_t *t = s->text.data;
+    size_t len = s->text.len, out_len = len + nm * clen;
+    tc_buf nt = {0, 0, 0};
+    tc_span *na = NULL;
+    size_t na_cap = 0;
+    if (tc_buf_reserve(&nt, out_len ? out_len : 1) != 0) return -1;
+    {
+        void *p = NULL;
+        if (tc_grow(&p, &na_cap, out_len ? out_len : 1, sizeof(tc_span)) != 0) { tc_buf_free(&nt); return -1; }
+        na = p;
+    }
+    size_t last = 0;
+    tc_span zero = {base, base};
+    for (size_t k = 0; k < nm; k++) {
+        size_t ms = m[2 * k], me = m[2 * k + 1];
+        memcpy(nt.data + nt.len, t + last, ms - last);
+        memcpy(na + nt.len, s->align + last, (ms - last) * sizeof *na);
+        nt.len += ms - last;
+        tc_span al = me > 0 ? s->align[me - 1] : zero;
+        memcpy(nt.data + nt.len, content, clen);
+        for (size_t b = 0; b < clen; b++) na[nt.len + b] = al;
+        nt.len += clen;
+        last = me;
+    }
+    memcpy(nt.data + nt.len, t + last, len - last);
+    memcpy(na + nt.len, s->align + last, (len - last) * sizeof *na);
+    nt.len += len - last;
+    nstr_take(s, &nt, na, na_cap);
+    return 0;
+}
+
+int tc_nstr_replace_literal(tc_nstr *s, const char *pat, size_t pat_len, const char *content,
+                            size_t content_len, uint32_t base) {
+    if (pat_len == 0) return 0;   /* HF: an empty pattern matches nothing */
+    const uint8_t *t = s->text.data;
+    size_t len = s->text.len, nm = 0, cap = 0;
+    size_t *m = NULL;
+    for (size_t i = 0; i + pat_len <= len;) {
+        if (t[i] == (uint8_t)pat[0] && memcmp(t + i, pat, pat_len) == 0) {
+            if (2 * nm + 2 > cap) {
+                void *p = m;
+                if (tc_grow(&p, &cap, 2 * nm + 2, sizeof *m) != 0) { free(m); return -1; }
+                m = p;
+            }
+            m[2 * nm] = i; m[2 * nm + 1] = i + pat_len;
+            nm++;
+            i += pat_len;
+        } else {
+            i++;
+        }
+    }
+    int r = apply_matches(s, m, nm, content, content_len, base);
+    free(m);
+    return r;
+}
+
+static int replace_regex(tc_nstr *s, const struct tc_regex *re, const char *content, size_t clen, uint32_t base) {
+    size_t *m = NULL, n = 0, cap = 0;
+    int r = tc_regex_find_all(re, s->text.data, s->text.len, &m, &n, &cap);
+    if (r == 0) r = apply_matches(s, m, n, content, clen, base);
+    free(m);
+    return r;
+}
+
+int tc_nstr_prepend(tc_nstr *s, const char *pre, size_t plen, uint32_t base) {
+    size_t len = s->text.len;
+    if (len == 0) return 0;
+    if (!s->align && materialize_align(s, base) != 0) return -1;
+    size_t nl = unit_len(s->text.data, len, 0);
+    tc_buf nt = {0, 0, 0};
+    tc_span *na = NULL;
+    size_t na_cap = 0, out_len = plen + len;
+    if (tc_buf_reserve(&nt, out_len) != 0) return -1;
+    {
+        void *p = NULL;
+        if (tc_grow(&p, &na_cap, out_len, sizeof(tc_span)) != 0) { tc_buf_free(&nt); return -1; }
+        na = p;
+    }
+    memcpy(nt.data, pre, plen);
+    memcpy(nt.data + plen, s->text.data, len);
+    nt.len = out_len;
+    size_t first = plen ? unit_len((const uint8_t *)pre, plen, 0) : 0;
+    tc_span lastb = plen ? s->align[nl - 1] : (tc_span){base, base};
+    for (size_t b = 0; b < plen + nl; b++) na[b] = b < first ? s->align[0] : lastb;
+    memcpy(na + plen + nl, s->align + nl, (len - nl) * sizeof *na);
+    nstr_take(s, &nt, na, na_cap);
+    return 0;
+}
+
+static int nstr_strip(tc_nstr *s, int left, int right, uint32_t base) {
+    const uint8_t *t = s->text.data;
+    size_t len = s->text.len, a = 0, b = len;
+    int ul;
+    if (left) while (a < len && is_ws_at(t, len, a, &ul)) a += (size_t)ul;
+    if (right) while (b > a) {
+        size_t j = unit_before(t, len, b);
+        if (!is_ws_at(t, len, j, &ul)) break;
+        b = j;
+    }
+    if (a == 0 && b == len) return 0;
+    if (!s->align && materialize_align(s, base) != 0) return -1;
+    memmove(s->text.data, t + a, b - a);
+    memmove(s->align, s->align + a, (b - a) * sizeof *s->align);
+    s->text.len = b - a;
+    return 0;
+}
+
+static int apply_edit(tc_norm_kind kind, const tc_norm_param *p, tc_nstr *s, uint32_t base) {
+    switch (kind) {
+    case TC_NORM_PREPEND: return tc_nstr_prepend(s, p->str, p->str_len, base);
+    case TC_NORM_REPLACE:
+        return p->re ? replace_regex(s, p->re, p->str, p->str_len, base)
+                     : tc_nstr_replace_literal(s, p->pat, p->pat_len, p->str, p->str_len, base);
+    case TC_NORM_STRIP: return nstr_strip(s, p->left, p->right, base);
+    default: return -1;
+    }
+}
+
+void tc_normalizer_free(tc_normalizer *n) {
+    for (int k = 0; k < TC_NORM_MAX_STEPS; k++) {
+        tc_norm_param *p = &n->params[k];
+        free(p->str);
+        free(p->pat);
+        tc_regex_free(p->re);
+        memset(p, 0, sizeof *p);
+    }
+    n->nsteps = 0;
+}
+
 int tc_normalize(const tc_normalizer *n, tc_nstr *s, uint32_t base) {
     nstream st = {NULL, 0, 0, NULL, 0};
     int rc = 0;
@@ -334,6 +529,10 @@ int tc_normalize(const tc_normalizer *n, tc_nstr *s, uint32_t base) {
         const uint8_t *t = s->text.data;
         size_t len = s->text.len;
         if (len == 0) break;
+        if (kind >= TC_NORM_PREPEND) {
+            if (!edit_is_noop(kind, &n->params[k], t, len)) rc = apply_edit(kind, &n->params[k], s, base);
+            continue;
+        }
         if (step_is_noop(kind, t, len)) continue;
         st.n = 0;
         if (st.cap < len) { /* one item per byte covers most texts */

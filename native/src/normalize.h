@@ -1,12 +1,15 @@
 /* normalize.h - HF `tokenizers` normalizers with exact alignments.
  *
- * Does: NFC, NFD, NFKC, NFKD, Lowercase on a UTF-8 string that carries an
+ * Does: NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Replace (literal or
+ * regex pattern), Strip on a UTF-8 string that carries an
  * alignment for each of its bytes (the original byte span of the character
  * it came from), reproducing HF NormalizedString::transform semantics: the
  * (char, change) stream of `unicode-normalization-alignments` / per-char
  * lowercase, then the alignment rule of transform_range.
- * Does not: parse JSON (the loader builds tc_normalizer), do Prepend/Replace
- * (future work), or allocate anything global.
+ * Prepend, Replace and Strip follow NormalizedString::prepend / replace /
+ * lrstrip (see normalize.c).
+ * Does not: parse JSON (the loader builds tc_normalizer), Precompiled
+ * (refused at load), or allocate anything global.
  */
 #ifndef TC_NORMALIZE_H
 #define TC_NORMALIZE_H
@@ -14,15 +17,30 @@
 #include "common.h"
 
 typedef enum tc_norm_kind {
-    TC_NORM_NFC, TC_NORM_NFD, TC_NORM_NFKC, TC_NORM_NFKD, TC_NORM_LOWERCASE
+    TC_NORM_NFC, TC_NORM_NFD, TC_NORM_NFKC, TC_NORM_NFKD, TC_NORM_LOWERCASE,
+    TC_NORM_PREPEND, TC_NORM_REPLACE, TC_NORM_STRIP
 } tc_norm_kind;
+
+struct tc_regex;
+
+/* Data of the steps that have some (Prepend, Replace, Strip); owned by the
+ * normalizer, freed by tc_normalizer_free. */
+typedef struct tc_norm_param {
+    char *str; size_t str_len;      /* Prepend: the prefix; Replace: the content */
+    char *pat; size_t pat_len;      /* Replace with a String pattern (non-empty) */
+    struct tc_regex *re;            /* Replace with a Regex pattern */
+    int left, right;                /* Strip */
+} tc_norm_param;
 
 /* A normalizer is a sequence of steps (a single normalizer = 1 step). */
 #define TC_NORM_MAX_STEPS 16
 typedef struct tc_normalizer {
     int nsteps;
     tc_norm_kind steps[TC_NORM_MAX_STEPS];
+    tc_norm_param params[TC_NORM_MAX_STEPS];   /* zero for steps without data */
 } tc_normalizer;
+
+void tc_normalizer_free(tc_normalizer *n);
 
 /* A string being normalized. `align` has one span per byte of `text`
  * (HF's `alignments`): the original span of the character that byte came
@@ -44,6 +62,12 @@ int tc_normalize_is_noop(const tc_normalizer *n, const uint8_t *text, size_t len
  * materialized. Returns 0, or -1 on allocation failure. Invalid UTF-8
  * bytes pass through every step unchanged with their alignment. */
 int tc_normalize(const tc_normalizer *n, tc_nstr *s, uint32_t base);
+
+/* The same for one Prepend step (used by the Metaspace pre-tokenizer). */
+int tc_nstr_prepend(tc_nstr *s, const char *pre, size_t pre_len, uint32_t base);
+/* Replaces every non-overlapping occurrence of a literal (Metaspace). */
+int tc_nstr_replace_literal(tc_nstr *s, const char *pat, size_t pat_len, const char *content,
+                            size_t content_len, uint32_t base);
 
 void tc_nstr_free(tc_nstr *s);
 

@@ -268,6 +268,62 @@ static int emit_added(enc_ctx *c, int32_t k, tc_span orig, uint32_t ns, uint32_t
     return 0;
 }
 
+/* Appends bytes [a, b) of the current normalized segment to the trace. */
+static int trace_append(enc_ctx *c, uint32_t base, size_t a, size_t b, uint32_t *nb) {
+    tc_trace *tr = c->tr;
+    *nb = (uint32_t)tr->normalized.len;
+    if (tc_buf_append(&tr->normalized, c->ns.text.data + a, b - a) != 0) return -1;
+    void *p = tr->norm_align;
+    if (tc_grow(&p, &tr->norm_align_cap, *nb + (b - a), sizeof *tr->norm_align) != 0) return -1;
+    tr->norm_align = p;
+    for (size_t i = a; i < b; i++) tr->norm_align[*nb + (i - a)] = seg_align(c, base, i);
+    return 0;
+}
+
+/* Metaspace (first pre-tokenizer) on bytes [a, b) of the normalized
+ * segment, as HF's pre_tokenize on that split: spaces become the
+ * replacement (NormalizedString::replace), the replacement is prepended per
+ * prepend_scheme ("first": only on the split whose original start is 0),
+ * then the pre-tokenizers split the rewritten text and each piece goes to
+ * the model. The rewritten text takes c->ns's place meanwhile. */
+static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
+    const tc_tokenizer *tok = c->tok;
+    const tc_pretok *ms = &tok->pretok[0];
+    tc_nstr w;
+    memset(&w, 0, sizeof w);
+    int rc = -1;
+    if (tc_buf_append(&w.text, c->ns.text.data + a, b - a) != 0) goto out;
+    {
+        void *p = NULL;
+        if (tc_grow(&p, &w.align_cap, b - a, sizeof *w.align) != 0) goto out;
+        w.align = p;
+        for (size_t i = a; i < b; i++) w.align[i - a] = seg_align(c, base, i);
+    }
+    if (tc_nstr_replace_literal(&w, " ", 1, ms->replacement, ms->replacement_len, base) != 0) goto out;
+    int starts = w.text.len >= ms->replacement_len && memcmp(w.text.data, ms->replacement, ms->replacement_len) == 0;
+    int prepend = ms->prepend_scheme == TC_PREPEND_ALWAYS ||
+                  (ms->prepend_scheme == TC_PREPEND_FIRST && w.align[0].start == 0);
+    if (prepend && !starts && tc_nstr_prepend(&w, ms->replacement, ms->replacement_len, base) != 0) goto out;
+    {
+        tc_nstr saved = c->ns;
+        c->ns = w;
+        uint32_t nb = 0;
+        tc_piece_list *pieces;
+        rc = 0;
+        if (c->tr && trace_append(c, base, 0, c->ns.text.len, &nb) != 0) rc = -1;
+        if (rc == 0) rc = tc_pretokenize(tok, &c->pt, c->ns.text.data, c->ns.text.len, &pieces);
+        for (size_t i = 0; rc == 0 && i < pieces->n; i++) {
+            tc_piece pc = pieces->v[i];
+            if (run_chunk(c, base, &pc, nb) != 0) rc = -1;
+        }
+        w = c->ns;
+        c->ns = saved;
+    }
+out:
+    tc_nstr_free(&w);
+    return rc;
+}
+
 static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
     const tc_tokenizer *tok = c->tok;
     tc_nstr *ns = &c->ns;
@@ -277,7 +333,8 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
     ns->align_cap = 0;
     if (tc_buf_append(&ns->text, c->text + start, end - start) != 0) return -1;
     if (tok->has_normalizer && !tc_normalize_is_noop(&tok->normalizer, ns->text.data, ns->text.len)) {
-        if (tc_normalize(&tok->normalizer, ns, start) != 0) return -1;
+        int nr = tc_normalize(&tok->normalizer, ns, start);
+        if (nr != 0) return nr;
         if (c->tr && ns->align) {
             /* did it really change? compare text */
             if (ns->text.len != (size_t)(end - start) || memcmp(ns->text.data, c->text + start, end - start) != 0)
@@ -285,7 +342,9 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
         }
     }
     uint32_t norm_base = 0;
-    if (c->tr && trace_segment(c, start, &norm_base) != 0) return -1;
+    int metaspace = tok->npretok > 0 && tok->pretok[0].kind == TC_PT_METASPACE;
+    /* with Metaspace the trace records each piece's text as the model sees it (below) */
+    if (c->tr && !metaspace && trace_segment(c, start, &norm_base) != 0) return -1;
 
     /* normalized added tokens */
     c->segs_norm.n = 0;
@@ -294,10 +353,21 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
         tc_seg sg = c->segs_norm.v[si];
         if (sg.added >= 0) {
             tc_span orig = range_align(c, start, sg.start, sg.end);
+            if (metaspace && c->tr) {
+                uint32_t nb;
+                if (trace_append(c, start, sg.start, sg.end, &nb) != 0) return -1;
+                if (emit_added(c, sg.added, orig, nb, nb + (sg.end - sg.start)) != 0) return -1;
+                continue;
+            }
             if (emit_added(c, sg.added, orig, norm_base + sg.start, norm_base + sg.end) != 0) return -1;
             continue;
         }
         if (sg.end == sg.start) continue;
+        if (metaspace) {
+            int r = run_metaspace(c, start, sg.start, sg.end);
+            if (r != 0) return r;
+            continue;
+        }
         tc_piece_list *pieces;
         int r = tc_pretokenize(tok, &c->pt, ns->text.data + sg.start, sg.end - sg.start, &pieces);
         if (r != 0) return r;
@@ -588,7 +658,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         }
         if (sg.end == sg.start) continue;
         int r = run_segment(&c, sg.start, sg.end);
-        if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: the pre-tokenizer regex exceeded its step limit on this text"); goto done; }
+        if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: a normalizer or pre-tokenizer regex exceeded its step limit on this text"); goto done; }
         if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     }
     /* HF converts offsets to characters per split, before post-processing */

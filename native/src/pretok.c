@@ -6,9 +6,13 @@
  * (char::is_numeric, individual or contiguous), applied in sequence; each
  * works on the chunks the previous one produced, and empty chunks are
  * dropped, as PreTokenizedString::split does.
+ * Metaspace (its split on the replacement, MergedWithNext; the text edit -
+ * spaces replaced, the replacement prepended - is done by pipeline.c before
+ * the pre-tokenizers run, which is why it must come first), WhitespaceSplit
+ * (char::is_whitespace, removed), Whitespace (\w+|[^\w\s]+ kept, the rest
+ * removed, with the Rust regex crate's Unicode classes).
  * Does not: run after ByteLevel (the loader refuses a pre-tokenizer after
- * ByteLevel, since it would see mapped characters), Whitespace/Metaspace
- * (not yet supported; refused at load).
+ * ByteLevel, since it would see mapped characters).
  */
 #include "pretok.h"
 #include "unicode.h"
@@ -137,9 +141,59 @@ static int apply_behavior(tc_pretok_scratch *sc, tc_piece_list *out, uint32_t ba
     return rc;
 }
 
+/* Matches of char::is_whitespace, one per character. */
+static int space_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
+    for (size_t i = 0; i < len;) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        if (cp < TC_CP_INVALID_BASE && tc_unicode_is_space(cp) && match_push(sc, i, i + (size_t)n) != 0) return -1;
+        i += (size_t)n;
+    }
+    return 0;
+}
+
+/* Rust regex's \w: Alphabetic, marks, Nd, Pc, Join_Control. Alphabetic is
+ * taken from is_alnum (Alphabetic or Numeric) minus the numeric-only
+ * categories Nd and No (Nd is added back just below). */
+static int rust_word(uint32_t cp) {
+    if (cp >= TC_CP_INVALID_BASE) return 0;
+    if (cp < 0x80) return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '_';
+    uint32_t m = TC_GCM(tc_unicode_gc(cp));
+    if (m & (TC_GCM(TC_GC_Nd) | TC_GCM(TC_GC_Mn) | TC_GCM(TC_GC_Mc) | TC_GCM(TC_GC_Me) | TC_GCM(TC_GC_Pc))) return 1;
+    if (cp == 0x200C || cp == 0x200D) return 1;
+    return tc_unicode_is_alnum(cp) && !(m & TC_GCM(TC_GC_No));
+}
+
+/* Whitespace: the matches of \w+|[^\w\s]+ (runs of word chars, runs of
+ * other non-space chars); an invalid byte counts as a non-space non-word. */
+static int wordpunct_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
+    size_t i = 0;
+    while (i < len) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        if (cp < TC_CP_INVALID_BASE && tc_unicode_is_space(cp)) { i += (size_t)n; continue; }
+        int w = rust_word(cp);
+        size_t st = i;
+        i += (size_t)n;
+        while (i < len) {
+            cp = tc_utf8_decode(s, len, i, &n);
+            if ((cp < TC_CP_INVALID_BASE && tc_unicode_is_space(cp)) || rust_word(cp) != w) break;
+            i += (size_t)n;
+        }
+        if (match_push(sc, st, i) != 0) return -1;
+    }
+    return 0;
+}
+
 static int find_all(const tc_pretok *pt, tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
     sc->nmatches = 0;
     switch (pt->kind) {
+    case TC_PT_METASPACE:
+        return pt->ms_split ? literal_find_all(sc, pt->replacement, pt->replacement_len, s, len) : 0;
+    case TC_PT_WHITESPACE_SPLIT:
+        return space_find_all(sc, s, len);
+    case TC_PT_WHITESPACE:
+        return wordpunct_find_all(sc, s, len);
     case TC_PT_SPLIT_STRING:
         return literal_find_all(sc, pt->literal, pt->literal_len, s, len);
     case TC_PT_DIGITS:
@@ -209,10 +263,16 @@ int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t
                 tc_piece pc = cur->v[i];
                 int r = find_all(pt, sc, text + pc.start, pc.end - pc.start);
                 if (r != 0) return r;
-                tc_split_behavior beh = pt->kind == TC_PT_DIGITS
-                    ? (pt->individual_digits ? TC_SPLIT_ISOLATED : TC_SPLIT_CONTIGUOUS) : pt->behavior;
-                if (apply_behavior(sc, next, pc.start, pc.end - pc.start, beh,
-                                   pt->kind == TC_PT_DIGITS ? 0 : pt->invert) != 0) return -1;
+                tc_split_behavior beh;
+                int invert = 0;
+                switch (pt->kind) {
+                case TC_PT_DIGITS: beh = pt->individual_digits ? TC_SPLIT_ISOLATED : TC_SPLIT_CONTIGUOUS; break;
+                case TC_PT_METASPACE: beh = TC_SPLIT_MERGED_NEXT; break;
+                case TC_PT_WHITESPACE_SPLIT: beh = TC_SPLIT_REMOVED; break;
+                case TC_PT_WHITESPACE: beh = TC_SPLIT_REMOVED; invert = 1; break;
+                default: beh = pt->behavior; invert = pt->invert; break;
+                }
+                if (apply_behavior(sc, next, pc.start, pc.end - pc.start, beh, invert) != 0) return -1;
             }
         }
         tc_piece_list *t = cur; cur = next; next = t;

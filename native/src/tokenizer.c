@@ -30,6 +30,12 @@ void tc_free(tc_tokenizer *t) {
         free(t->pretok[i].literal);
     }
     for (int i = 0; i < t->npost; i++) free(t->post[i].single);
+    tc_normalizer_free(&t->normalizer);
+    for (int i = 0; i < t->ndec; i++) {
+        free(t->dec[i].pat);
+        free(t->dec[i].content);
+        tc_regex_free(t->dec[i].re);
+    }
     free(t->added);
     tc_buf_free(&t->added_pool);
     tc_trie_free(&t->trie_raw);
@@ -210,16 +216,213 @@ int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (tc_is_prepared(tok, enc)) return TC_OK;
     if (enc == TC_ENC_BPE) return tc_recover_merges(tok, err);
-    if (enc == TC_ENC_RANK) return tc_strmap_build(&tok->model.by_bytes, &tok->model.vocab, 1, err);
+    /* subtle: rank looks up concatenations of the chunk's text, which is in
+     * the model's string space: real bytes for byte-level models (where the
+     * chunk is raw bytes), the stored strings otherwise ("▁the", "<0x0A>") */
+    if (enc == TC_ENC_RANK)
+        return tc_strmap_build(&tok->model.by_bytes, &tok->model.vocab, tok->byte_level || tok->model.kind == TC_MODEL_BPE_RANK, err);
+    /* subtle: greedy matches vocab.bin's stored form (bytes 0x00-0x20 as
+     * their GPT-2 markers, so a space in the text is looked up as "Ġ"),
+     * which exists only for byte-level vocabularies; a SentencePiece-style
+     * vocabulary would be matched with its "▁" entries never reachable
+     * and its "<0xNN>" entries as text */
+    if (enc == TC_ENC_GREEDY && !tok->byte_level)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "greedy: the board's longest-prefix match runs on vocab.bin's byte-level stored form, and this vocabulary is not byte-level (%s)",
+                            tok->bytes_rule == TC_BYTES_SPM ? "SentencePiece style: spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens, produced by the normalizer/pre-tokenizer that greedy skips" : "its strings are not byte-mapped");
     if (enc == TC_ENC_GREEDY) return tc_greedy_prepare(tok, err);
     return tc_error_set(err, TC_ERR_ARG, "unknown encoder %d", (int)enc);
 }
 
 /* ---- decode ------------------------------------------------------------- */
 
+/* A list of token strings (HF decode_chain works on Vec<String>). */
+typedef struct toklist {
+    tc_buf pool;
+    size_t *off, *len; size_t n, cap;
+} toklist;
+
+static void tl_free(toklist *t) {
+    tc_buf_free(&t->pool);
+    free(t->off); free(t->len);
+    memset(t, 0, sizeof *t);
+}
+
+/* Starts a new (empty) token; bytes are then appended to t->pool. */
+static int tl_begin(toklist *t) {
+    if (t->n == t->cap) {
+        size_t c1 = t->cap, c2 = t->cap;
+        void *p = t->off, *q = t->len;
+        if (tc_grow(&p, &c1, t->n + 1, sizeof *t->off) != 0) return -1;
+        t->off = p;
+        if (tc_grow(&q, &c2, t->n + 1, sizeof *t->len) != 0) return -1;
+        t->len = q;
+        t->cap = c1 < c2 ? c1 : c2;
+    }
+    t->off[t->n] = t->pool.len;
+    t->len[t->n] = 0;
+    t->n++;
+    return 0;
+}
+
+static inline void tl_end(toklist *t) { t->len[t->n - 1] = t->pool.len - t->off[t->n - 1]; }
+
+static int tl_push(toklist *t, const void *s, size_t n) {
+    if (tl_begin(t) != 0 || (n && tc_buf_append(&t->pool, s, n) != 0)) return -1;
+    tl_end(t);
+    return 0;
+}
+
+static int utf8_valid(const uint8_t *s, size_t len) {
+    for (size_t i = 0; i < len;) {
+        int n;
+        if (tc_utf8_decode(s, len, i, &n) >= TC_CP_INVALID_BASE) return 0;
+        i += (size_t)n;
+    }
+    return 1;
+}
+
+/* Matches of a decoder Replace pattern in s (literal: non-overlapping, left
+ * to right; regex: find_iter). */
+static int dec_matches(const tc_dec_step *d, const uint8_t *s, size_t len, size_t **m, size_t *nm, size_t *cap) {
+    *nm = 0;
+    if (d->re) return tc_regex_find_all(d->re, s, len, m, nm, cap);
+    if (d->pat_len == 0) return 0;
+    for (size_t i = 0; i + d->pat_len <= len;) {
+        if (memcmp(s + i, d->pat, d->pat_len) == 0) {
+            if (2 * *nm + 2 > *cap) {
+                void *p = *m;
+                if (tc_grow(&p, cap, 2 * *nm + 2, sizeof **m) != 0) return -1;
+                *m = p;
+            }
+            (*m)[2 * *nm] = i; (*m)[2 * *nm + 1] = i + d->pat_len;
+            (*nm)++;
+            i += d->pat_len;
+        } else {
+            i++;
+        }
+    }
+    return 0;
+}
+
+static int flush_bytes(toklist *out, tc_buf *bytes) {
+    if (bytes->len == 0) return 0;
+    int r = 0;
+    if (utf8_valid(bytes->data, bytes->len)) r = tl_push(out, bytes->data, bytes->len);
+    else for (size_t k = 0; k < bytes->len && r == 0; k++) r = tl_push(out, "\xEF\xBF\xBD", 3);
+    bytes->len = 0;
+    return r;
+}
+
+/* One decoder step: in -> out (out is empty). */
+static int dec_step(const tc_dec_step *d, const toklist *in, toklist *out) {
+    const uint8_t *P = in->pool.data;
+    int r = 0;
+    switch (d->kind) {
+    case TC_DEC_REPLACE: {
+        size_t *m = NULL, nm = 0, cap = 0;
+        for (size_t i = 0; i < in->n && r == 0; i++) {
+            const uint8_t *s = P + in->off[i];
+            size_t len = in->len[i];
+            r = dec_matches(d, s, len, &m, &nm, &cap);
+            if (r != 0) break;
+            if ((r = tl_begin(out)) != 0) break;
+            size_t last = 0;
+            for (size_t k = 0; k < nm && r == 0; k++) {
+                r = tc_buf_append(&out->pool, s + last, m[2 * k] - last);
+                if (r == 0 && d->content_len) r = tc_buf_append(&out->pool, d->content, d->content_len);
+                last = m[2 * k + 1];
+            }
+            if (r == 0) r = tc_buf_append(&out->pool, s + last, len - last);
+            tl_end(out);
+        }
+        free(m);
+        return r;
+    }
+    case TC_DEC_BYTEFALLBACK: {
+        tc_buf bytes = {0};
+        for (size_t i = 0; i < in->n && r == 0; i++) {
+            int b = tc_fallback_byte(P + in->off[i], in->len[i]);
+            if (b >= 0) { r = tc_buf_push(&bytes, (uint8_t)b); continue; }
+            r = flush_bytes(out, &bytes);
+            if (r == 0) r = tl_push(out, P + in->off[i], in->len[i]);
+        }
+        if (r == 0) r = flush_bytes(out, &bytes);
+        tc_buf_free(&bytes);
+        return r;
+    }
+    case TC_DEC_FUSE:
+    case TC_DEC_BYTELEVEL:
+        if ((r = tl_begin(out)) != 0) return r;
+        for (size_t i = 0; i < in->n && r == 0; i++) {
+            if (d->kind == TC_DEC_FUSE) r = tc_buf_append(&out->pool, P + in->off[i], in->len[i]);
+            else r = tc_bytelevel_unmap(P + in->off[i], in->len[i], &out->pool) < 0 ? -1 : 0;
+        }
+        tl_end(out);
+        return r;
+    case TC_DEC_STRIP: {
+        const uint8_t *c = (const uint8_t *)d->content;
+        size_t cl = d->content_len;
+        for (size_t i = 0; i < in->n && r == 0; i++) {
+            const uint8_t *s = P + in->off[i];
+            size_t a = 0, b = in->len[i];
+            for (uint32_t k = 0; k < d->start && a + cl <= b && memcmp(s + a, c, cl) == 0; k++) a += cl;
+            for (uint32_t k = 0; k < d->stop && b >= a + cl && memcmp(s + b - cl, c, cl) == 0; k++) b -= cl;
+            r = tl_push(out, s + a, b - a);
+        }
+        return r;
+    }
+    case TC_DEC_METASPACE: {
+        const uint8_t *c = (const uint8_t *)d->content;
+        size_t cl = d->content_len;
+        for (size_t i = 0; i < in->n && r == 0; i++) {
+            const uint8_t *s = P + in->off[i];
+            size_t len = in->len[i];
+            if ((r = tl_begin(out)) != 0) break;
+            for (size_t k = 0; k < len && r == 0;) {
+                if (k + cl <= len && memcmp(s + k, c, cl) == 0) {
+                    if (!(i == 0 && d->prepend)) r = tc_buf_push(&out->pool, ' ');
+                    k += cl;
+                } else {
+                    r = tc_buf_push(&out->pool, s[k]);
+                    k++;
+                }
+            }
+            tl_end(out);
+        }
+        return r;
+    }
+    default:
+        return -1;
+    }
+}
+
 int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
               tc_buf *out, tc_error *err) {
     out->len = 0;
+    if (tok->decoder == TC_DEC_CHAIN) {
+        toklist a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        int r = 0;
+        for (size_t i = 0; i < n && r == 0; i++) {
+            size_t slen;
+            const char *s = tc_id_to_token(tok, ids[i], &slen);
+            if (!s) continue;                     /* HF skips unknown ids */
+            if (skip_special_tokens && tc_is_special(tok, ids[i])) continue;
+            r = tl_push(&a, s, slen);
+        }
+        for (int k = 0; k < tok->ndec && r == 0; k++) {
+            b.n = 0;
+            b.pool.len = 0;
+            r = dec_step(&tok->dec[k], &a, &b);
+            toklist t = a; a = b; b = t;
+        }
+        for (size_t i = 0; i < a.n && r == 0; i++) r = tc_buf_append(out, a.pool.data + a.off[i], a.len[i]);
+        tl_free(&a);
+        tl_free(&b);
+        if (r != 0) return tc_error_set(err, r == -2 ? TC_ERR_LIMIT : TC_ERR_NOMEM, r == -2 ? "decode: the Replace regex exceeded its step limit" : "decode: out of memory");
+        return TC_OK;
+    }
     int first = 1;
     for (size_t i = 0; i < n; i++) {
         size_t slen;

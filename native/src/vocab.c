@@ -79,7 +79,42 @@ int tc_vocab_init(tc_vocab *v, uint32_t n) {
     return 0;
 }
 
-int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int byte_level, tc_error *err) {
+/* HF ByteFallback's test: exactly "<0x" + two chars + ">", the two chars
+ * parsed by u8::from_str_radix(_, 16) (which also takes "+F"). -1 if not. */
+int tc_fallback_byte(const uint8_t *s, size_t len) {
+    if (len != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || s[5] != '>') return -1;
+    int v = 0;
+    for (int i = 3; i < 5; i++) {
+        int c = s[i], d;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        else if (c == '+' && i == 3) continue;
+        else return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* SentencePiece real bytes: "<0xNN>" is the byte NN, otherwise U+2581
+ * (E2 96 81) becomes ' ' (what the Metaspace / Replace decoders print). */
+static int spm_unmap(const uint8_t *s, size_t len, tc_buf *out) {
+    int b = tc_fallback_byte(s, len);
+    if (b >= 0) return tc_buf_push(out, (uint8_t)b);
+    for (size_t i = 0; i < len;) {
+        if (i + 3 <= len && s[i] == 0xE2 && s[i + 1] == 0x96 && s[i + 2] == 0x81) {
+            if (tc_buf_push(out, ' ') != 0) return -1;
+            i += 3;
+        } else {
+            if (tc_buf_push(out, s[i]) != 0) return -1;
+            i++;
+        }
+    }
+    return 0;
+}
+
+int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int rule, tc_error *err) {
+    int byte_level = rule == TC_BYTES_BYTELEVEL;
     if (id >= v->n) return tc_error_set(err, TC_ERR_FORMAT, "id %u out of range (vocabulary size %u)", id, v->n);
     if (len > TC_MAX_TOKEN_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "token %u is %zu bytes long, above the limit of %u", id, len, TC_MAX_TOKEN_BYTES);
     if (v->entries[id].present) return tc_error_set(err, TC_ERR_FORMAT, "id %u is assigned to two tokens", id);
@@ -97,6 +132,11 @@ int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int byt
         e->bytes_off = (uint32_t)before;
         e->bytes_len = (uint32_t)(v->pool.len - before);
         if (tc_buf_push(&v->pool, 0) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    } else if (rule == TC_BYTES_SPM) {
+        size_t before = v->pool.len;
+        if (spm_unmap(s, len, &v->pool) != 0 || tc_buf_push(&v->pool, 0) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        e->bytes_off = (uint32_t)before;
+        e->bytes_len = (uint32_t)(v->pool.len - before - 1);
     } else {
         e->bytes_off = e->str_off;
         e->bytes_len = e->str_len;
