@@ -587,6 +587,8 @@ static int load_merges(ld *L, const tc_json *merges) {
     const tc_vocab *v = &m->vocab;
     uint32_t n = merges->u.arr.n;
     merge_job ring[MERGE_AHEAD];
+    typedef struct { uint32_t a, b, rank, new_id; } pending_put;
+    pending_put pend[MERGE_AHEAD];
     tc_buf tmp = {0};
     for (uint32_t r = 0; r < n && r < MERGE_AHEAD; r++) merge_prepare(m, &merges->u.arr.items[r], &ring[r]);
     for (uint32_t r = 0; r < n; r++) {
@@ -643,8 +645,23 @@ static int load_merges(ld *L, const tc_json *merges) {
             return fail(L, TC_ERR_FORMAT, it, MPATH, "the merged token \"%s\" is not in the vocabulary", what);
         }
 #undef MPATH
-        if (tc_pairmap_put(&m->merges, (uint32_t)ia, (uint32_t)ib, r, (uint32_t)in) < 0) { tc_buf_free(&tmp); return tc_error_set(L->err, TC_ERR_NOMEM, "merge table full"); }
+        /* the insert waits MERGE_AHEAD merges so its slot can be prefetched;
+         * inserts stay in file order (a later duplicate pair overrides) */
+        tc_pairmap_prefetch(&m->merges, (uint32_t)ia, (uint32_t)ib);
+        pending_put *pp = &pend[r % MERGE_AHEAD];
+        if (r >= MERGE_AHEAD && tc_pairmap_put(&m->merges, pp->a, pp->b, pp->rank, pp->new_id) < 0) {
+            tc_buf_free(&tmp);
+            return tc_error_set(L->err, TC_ERR_NOMEM, "merge table full");
+        }
+        pp->a = (uint32_t)ia; pp->b = (uint32_t)ib; pp->rank = r; pp->new_id = (uint32_t)in;
         if (r + MERGE_AHEAD < n) merge_prepare(m, &merges->u.arr.items[r + MERGE_AHEAD], j);
+    }
+    for (uint32_t r = n > MERGE_AHEAD ? n - MERGE_AHEAD : 0; r < n; r++) {
+        const pending_put *pp = &pend[r % MERGE_AHEAD];
+        if (tc_pairmap_put(&m->merges, pp->a, pp->b, pp->rank, pp->new_id) < 0) {
+            tc_buf_free(&tmp);
+            return tc_error_set(L->err, TC_ERR_NOMEM, "merge table full");
+        }
     }
     tc_buf_free(&tmp);
     return 0;

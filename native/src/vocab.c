@@ -222,7 +222,8 @@ void tc_vocab_free(tc_vocab *v) {
 
 int tc_pairmap_init(tc_pairmap *m, size_t expected) {
     memset(m, 0, sizeof *m);
-    m->cap = pow2_at_least(expected * 2 + 16);
+    /* load factor 0.29..0.58: a smaller table misses the cache less */
+    m->cap = pow2_at_least(expected + expected / 2 + 16);
     m->slots = malloc(m->cap * sizeof *m->slots);
     if (!m->slots) return -1;
     for (size_t i = 0; i < m->cap; i++) m->slots[i].key = UINT64_MAX;
@@ -232,7 +233,7 @@ int tc_pairmap_init(tc_pairmap *m, size_t expected) {
 /* Returns 0 inserted, 1 replaced an existing pair (HF collects merges into
  * a hash map, so a later duplicate overrides the earlier rank), -1 full. */
 int tc_pairmap_put(tc_pairmap *m, uint32_t a, uint32_t b, uint32_t rank, uint32_t new_id) {
-    if (m->used * 2 >= m->cap) return -1;
+    if (m->used + m->used / 4 >= m->cap) return -1;   /* keep probes short: at most 80% full */
     uint64_t key = ((uint64_t)a << 32) | b;
     size_t mask = m->cap - 1, i = tc_pair_hash(key) & mask;
     while (m->slots[i].key != UINT64_MAX) {
