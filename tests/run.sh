@@ -8,12 +8,15 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     # gcc: the extension; the rest: PySide6 under QT_QPA_PLATFORM=offscreen (tests/test_gui.py)
     pkgs=(gcc libc6-dev libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
+    # clang + libFuzzer runtime: tests/test_fuzz.py; valgrind: tests/test_valgrind.py
+    pkgs+=(clang libclang-rt-14-dev valgrind)
     missing=()
     for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
     if [ ${#missing[@]} -gt 0 ]; then
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
     fi
+    export TOKINSPECT_REQUIRE_FUZZ=1   # clang is here now: the fuzz tests must run, not skip
 fi
 
 PY=${PYTHON:-python3}

@@ -143,3 +143,40 @@ def test_cli_jsonl_and_errors(tmp_path):
     res = subprocess.run([sys.executable, "-m", "tokinspect", "encode", "-t", str(bad), "x"],
                          capture_output=True, text=True)
     assert res.returncode == 1 and "end of input" in res.stderr
+
+
+def test_threads_stress_all_encoders_and_trace():
+    """One handle, 8 threads at once: every encoder, traces, batches and
+    decodes interleaved (the extension releases the GIL) give exactly the
+    single-threaded results."""
+    tok = Tokenizer.default()
+    texts = random_texts(seed=47, n=120) + ["<|im_start|>user\n🦙 naïve e\u0301<|im_end|>", "", "\xff"]
+    encoders = ("bpe", "rank", "greedy")
+    want = {e: [tok.encode(t, encoder=e).ids.tolist() for t in texts] for e in encoders}
+    want_trace = [tok.trace(t).encoding.ids.tolist() for t in texts[:30]]
+    want_dec = [tok.decode(w) for w in want["bpe"]]
+    errors: list[str] = []
+    start = threading.Barrier(8)
+
+    def work(k: int) -> None:
+        start.wait()
+        for rep in range(3):
+            for i in range(k, len(texts), 3):
+                e = encoders[(i + k + rep) % 3]
+                if tok.encode(texts[i], encoder=e).ids.tolist() != want[e][i]:
+                    errors.append(f"encode {e} {i}")
+                if i < 30 and tok.trace(texts[i]).encoding.ids.tolist() != want_trace[i]:
+                    errors.append(f"trace {i}")
+                if tok.decode(want["bpe"][i]) != want_dec[i]:
+                    errors.append(f"decode {i}")
+            e = encoders[(k + rep) % 3]
+            got = [x.ids.tolist() for x in tok.encode_batch(texts[k::8], encoder=e)]
+            if got != want[e][k::8]:
+                errors.append(f"batch {e} {k}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

@@ -15,6 +15,7 @@
 #include "../src/json.h"
 #include "../src/platform.h"
 #include "../src/tokcore.h"
+#include "request.h"
 #include "sha256.h"
 
 #define MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB per tokenizer file */
@@ -116,101 +117,8 @@ static int parse_args(int argc, char **argv, options *o) {
     return EXIT_OK;
 }
 
-/* ---- output buffer with a sticky out-of-memory flag ---------------------- */
-
-typedef struct out {
-    tc_buf b;
-    int oom;
-} out;
-
-static void put(out *w, const void *p, size_t n) {
-    if (!w->oom && tc_buf_append(&w->b, p, n) != 0) w->oom = 1;
-}
-
-static void puts_(out *w, const char *s) { put(w, s, strlen(s)); }
-
-static void put_u32(out *w, uint32_t v) {
-    char tmp[16];
-    int n = snprintf(tmp, sizeof tmp, "%lu", (unsigned long)v);
-    put(w, tmp, (size_t)n);
-}
-
-static void put_size(out *w, size_t v) {
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
-    put(w, tmp, (size_t)n);
-}
-
-/* Length of the well-formed UTF-8 sequence at s[i] (1..4), or, when it is
- * ill-formed, minus the length of its maximal subpart (Unicode 3.9 / the
- * WHATWG decoder, which Python's errors='replace' follows): each maximal
- * subpart becomes one U+FFFD. */
-static int utf8_unit(const uint8_t *s, size_t len, size_t i) {
-    uint8_t c = s[i];
-    if (c < 0x80) return 1;
-    int need;
-    uint8_t lo = 0x80, hi = 0xBF;  /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF) need = 1;
-    else if (c >= 0xE0 && c <= 0xEF) { need = 2; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-    else if (c >= 0xF0 && c <= 0xF4) { need = 3; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-    else return -1;
-    for (int k = 1; k <= need; k++) {
-        if (i + (size_t)k >= len) return -k;
-        uint8_t b = s[i + (size_t)k];
-        if (k == 1 ? (b < lo || b > hi) : (b & 0xC0) != 0x80) return -k;
-    }
-    return need + 1;
-}
-
-/* A JSON string of s[0..len): UTF-8 kept as is, ill-formed sequences
- * replaced by U+FFFD, quotes, backslashes and control characters escaped. */
-static void put_json_string(out *w, const uint8_t *s, size_t len) {
-    static const char hex[] = "0123456789abcdef";
-    put(w, "\"", 1);
-    size_t i = 0;
-    while (i < len) {
-        int n = utf8_unit(s, len, i);
-        if (n < 0) { put(w, "\xEF\xBF\xBD", 3); i += (size_t)-n; continue; }
-        uint8_t c = s[i];
-        if (n > 1) { put(w, s + i, (size_t)n); i += (size_t)n; continue; }
-        i++;
-        if (c == '"') put(w, "\\\"", 2);
-        else if (c == '\\') put(w, "\\\\", 2);
-        else if (c == '\n') put(w, "\\n", 2);
-        else if (c == '\r') put(w, "\\r", 2);
-        else if (c == '\t') put(w, "\\t", 2);
-        else if (c < 0x20) { char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]}; put(w, e, 6); }
-        else put(w, &c, 1);
-    }
-    put(w, "\"", 1);
-}
-
-static void put_json_cstr(out *w, const char *s) { put_json_string(w, (const uint8_t *)s, strlen(s)); }
-
-/* Raw text with ill-formed UTF-8 replaced by U+FFFD (decode's plain output). */
-static void put_text_replaced(out *w, const uint8_t *s, size_t len) {
-    size_t i = 0;
-    while (i < len) {
-        int n = utf8_unit(s, len, i);
-        if (n < 0) { put(w, "\xEF\xBF\xBD", 3); i += (size_t)-n; continue; }
-        put(w, s + i, (size_t)n);
-        i += (size_t)n;
-    }
-}
-
-static void put_hex(out *w, const uint8_t *s, size_t len) {
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < len; i++) { char e[2] = {hex[s[i] >> 4], hex[s[i] & 15]}; put(w, e, 2); }
-}
-
-static void put_error_object(out *w, const char *msg) {
-    puts_(w, "{\"error\":");
-    put_json_cstr(w, msg);
-    puts_(w, "}\n");
-}
-
 /* Writes the buffer to stdout and flushes. Returns 0 or -1. */
-static int flush_out(out *w) {
+static int flush_out(cli_out *w) {
     if (w->b.len && fwrite(w->b.data, 1, w->b.len, stdout) != w->b.len) return -1;
     return fflush(stdout) == 0 ? 0 : -1;
 }
@@ -279,6 +187,9 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
             *tok = tc_load_vocab_merges(f.data, f.len, m.data, m.len, preset, &err);
             tc_file_free(&m);
         }
+    } else if (fmt == TC_FORMAT_VOCAB_BIN) {
+        if (pick_preset(o, TC_PRESET_QWEN2, &preset) != 0) status = EXIT_USAGE;
+        else *tok = tc_load_vocabbin(f.data, f.len, preset, &err);
     } else if (fmt == TC_FORMAT_TIKTOKEN) {
         if (pick_preset(o, TC_PRESET_QWEN2, &preset) != 0) status = EXIT_USAGE;
         else *tok = tc_load_tiktoken(f.data, f.len, preset, &err);
@@ -287,7 +198,7 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
                 o->tokenizer);
         status = EXIT_FAIL;
     } else {
-        fprintf(stderr, "tokcore: %s: unknown tokenizer format (expected tokenizer.json, vocab.json or .tiktoken)\n",
+        fprintf(stderr, "tokcore: %s: unknown tokenizer format (expected tokenizer.json, vocab.json, .tiktoken or vocab.bin)\n",
                 o->tokenizer);
         status = EXIT_FAIL;
     }
@@ -302,89 +213,22 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
 
 /* ---- encode --------------------------------------------------------------- */
 
-static void put_id_array(out *w, const tc_encoding *e) {
-    put(w, "[", 1);
-    for (size_t i = 0; i < e->n; i++) {
-        if (i) put(w, ",", 1);
-        put_u32(w, e->ids[i]);
-    }
-    put(w, "]", 1);
-}
-
-static void put_span_array(out *w, const uint32_t *spans, size_t n) {
-    put(w, "[", 1);
-    for (size_t i = 0; i < n; i++) {
-        put(w, i ? ",[" : "[", i ? 2 : 1);
-        put_u32(w, spans[2 * i]);
-        put(w, ",", 1);
-        put_u32(w, spans[2 * i + 1]);
-        put(w, "]", 1);
-    }
-    put(w, "]", 1);
-}
-
-/* One encode request line -> text and add_special_tokens, or an error
- * message in err. The text points into doc. */
-static int parse_encode_request(const tc_json *root, int *add_special, const char **text, size_t *len,
-                                tc_error *err) {
-    if (root->type == TC_JSON_STRING) {
-        *text = root->u.str.s; *len = root->u.str.len;
-        return TC_OK;
-    }
-    if (root->type != TC_JSON_OBJECT)
-        return tc_error_set(err, TC_ERR_ARG, "expected a JSON string or an object {\"text\": ...}");
-    const tc_json *t = NULL;
-    for (uint32_t i = 0; i < root->u.obj.n; i++) {
-        const tc_json_member *m = &root->u.obj.members[i];
-        if (strcmp(m->key, "text") == 0 && m->value.type == TC_JSON_STRING) t = &m->value;
-        else if (strcmp(m->key, "text") == 0) return tc_error_set(err, TC_ERR_ARG, "\"text\" must be a string");
-        else if (strcmp(m->key, "add_special_tokens") == 0 && m->value.type == TC_JSON_TRUE) *add_special = 1;
-        else if (strcmp(m->key, "add_special_tokens") == 0 && m->value.type == TC_JSON_FALSE) *add_special = 0;
-        else if (strcmp(m->key, "add_special_tokens") == 0)
-            return tc_error_set(err, TC_ERR_ARG, "\"add_special_tokens\" must be true or false");
-        else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%.60s\" (expected text, add_special_tokens)", m->key);
-    }
-    if (!t) return tc_error_set(err, TC_ERR_ARG, "missing \"text\"");
-    *text = t->u.str.s; *len = t->u.str.len;
-    return TC_OK;
-}
-
 static tc_encoder encoder_of(const options *o) {
     if (o->encoder && strcmp(o->encoder, "rank") == 0) return TC_ENC_RANK;
     if (o->encoder && strcmp(o->encoder, "greedy") == 0) return TC_ENC_GREEDY;
     return TC_ENC_BPE;
 }
 
-/* Encodes one JSON request line into w (a result or an error object). */
-static void encode_line(const tc_tokenizer *tok, tc_encoder encoder, const tc_buf *line, int add_special, tc_encoding *enc,
-                        out *w) {
-    tc_error err = {0};
-    tc_json_doc *doc = tc_json_parse((const char *)line->data, line->len, &err);
-    const char *text = NULL;
-    size_t len = 0;
-    if (doc && parse_encode_request(tc_json_root(doc), &add_special, &text, &len, &err) == TC_OK &&
-        tc_encode_ex(tok, (const uint8_t *)text, len, add_special, encoder, enc, NULL, &err) == TC_OK) {
-        puts_(w, "{\"ids\":");
-        put_id_array(w, enc);
-        puts_(w, ",\"offsets\":");
-        put_span_array(w, enc->char_offsets, enc->n);
-        puts_(w, "}\n");
-    } else {
-        put_error_object(w, err.msg[0] ? err.msg : "failed");
-    }
-    tc_json_free(doc);
-}
-
 /* Serves request lines until end of input. Each reply is built whole, then
  * written and flushed, so a failure never leaves half a line. */
 /* flag: the command's default (encode: add_special_tokens; decode: skip) */
 typedef void (*line_handler)(const tc_tokenizer *tok, const options *o, const tc_buf *line, int flag, tc_encoding *enc,
-                             out *w);
+                             cli_out *w);
 
 static int serve_lines(const tc_tokenizer *tok, const options *o, int flag, line_handler handle) {
     tc_buf line = {0};
     tc_encoding enc;
-    out w = {{0}, 0};
+    cli_out w = {{0}, 0};
     int status = EXIT_OK, oom = 0, r;
     memset(&enc, 0, sizeof enc);
     while ((r = read_line(stdin, &line, &oom)) > 0) {
@@ -392,7 +236,7 @@ static int serve_lines(const tc_tokenizer *tok, const options *o, int flag, line
         handle(tok, o, &line, flag, &enc, &w);
         if (w.oom) {
             w.b.len = 0; w.oom = 0;
-            put_error_object(&w, "out of memory");
+            cli_put_error_object(&w, "out of memory");
         }
         if (flush_out(&w) != 0) { fputs("tokcore: cannot write to stdout\n", stderr); status = EXIT_FAIL; break; }
     }
@@ -406,29 +250,29 @@ static int serve_lines(const tc_tokenizer *tok, const options *o, int flag, line
     return status;
 }
 
-static void put_encode_json(const tc_tokenizer *tok, const tc_encoding *e, out *w) {
-    puts_(w, "{\"ids\":");
-    put_id_array(w, e);
-    puts_(w, ",\"tokens\":[");
+static void put_encode_json(const tc_tokenizer *tok, const tc_encoding *e, cli_out *w) {
+    cli_puts(w, "{\"ids\":");
+    cli_put_id_array(w, e);
+    cli_puts(w, ",\"tokens\":[");
     for (size_t i = 0; i < e->n; i++) {
         size_t len = 0;
         const char *s = tc_id_to_token(tok, e->ids[i], &len);
-        if (i) put(w, ",", 1);
-        if (s) put_json_string(w, (const uint8_t *)s, len);
-        else puts_(w, "null");
+        if (i) cli_put(w, ",", 1);
+        if (s) cli_put_json_string(w, (const uint8_t *)s, len);
+        else cli_puts(w, "null");
     }
-    puts_(w, "],\"offsets\":");
-    put_span_array(w, e->char_offsets, e->n);
-    puts_(w, ",\"byte_offsets\":");
-    put_span_array(w, e->offsets, e->n);
-    puts_(w, "}\n");
+    cli_puts(w, "],\"offsets\":");
+    cli_put_span_array(w, e->char_offsets, e->n);
+    cli_puts(w, ",\"byte_offsets\":");
+    cli_put_span_array(w, e->offsets, e->n);
+    cli_puts(w, "}\n");
 }
 
 static int encode_once(const tc_tokenizer *tok, const options *o) {
     tc_buf input = {0};
     tc_encoding enc;
     tc_error err = {0};
-    out w = {{0}, 0};
+    cli_out w = {{0}, 0};
     int status = EXIT_FAIL;
     memset(&enc, 0, sizeof enc);
     if (o->npos == 1) {
@@ -444,10 +288,10 @@ static int encode_once(const tc_tokenizer *tok, const options *o) {
     if (o->json) put_encode_json(tok, &enc, &w);
     else {
         for (size_t i = 0; i < enc.n; i++) {
-            if (i) put(&w, " ", 1);
-            put_u32(&w, enc.ids[i]);
+            if (i) cli_put(&w, " ", 1);
+            cli_put_u32(&w, enc.ids[i]);
         }
-        put(&w, "\n", 1);
+        cli_put(&w, "\n", 1);
     }
     if (w.oom) fputs("tokcore: out of memory\n", stderr);
     else if (flush_out(&w) != 0) fputs("tokcore: cannot write to stdout\n", stderr);
@@ -461,8 +305,8 @@ done:
 
 
 static void encode_handler(const tc_tokenizer *tok, const options *o, const tc_buf *line, int flag, tc_encoding *enc,
-                           out *w) {
-    encode_line(tok, encoder_of(o), line, flag, enc, w);
+                           cli_out *w) {
+    cli_encode_line(tok, encoder_of(o), line->data, line->len, flag, enc, w);
 }
 
 static int cmd_encode(const tc_tokenizer *tok, const options *o) {
@@ -485,63 +329,10 @@ static int parse_id(const char *s, size_t n, uint32_t *id) {
     return 0;
 }
 
-static int push_id(uint32_t **ids, size_t *n, size_t *cap, uint32_t id) {
-    void *p = *ids;
-    if (tc_grow(&p, cap, *n + 1, sizeof **ids) != 0) return -1;
-    *ids = p;
-    (*ids)[(*n)++] = id;
-    return 0;
-}
-
-/* ids from a JSON array (or {"ids": [...], "skip_special_tokens": bool}). */
-static int parse_decode_request(const tc_json *root, int *skip, uint32_t **ids, size_t *n, size_t *cap,
-                                tc_error *err) {
-    const tc_json *arr = root;
-    if (root->type == TC_JSON_OBJECT) {
-        arr = NULL;
-        for (uint32_t i = 0; i < root->u.obj.n; i++) {
-            const tc_json_member *m = &root->u.obj.members[i];
-            if (strcmp(m->key, "ids") == 0) arr = &m->value;
-            else if (strcmp(m->key, "skip_special_tokens") == 0 && m->value.type == TC_JSON_TRUE) *skip = 1;
-            else if (strcmp(m->key, "skip_special_tokens") == 0 && m->value.type == TC_JSON_FALSE) *skip = 0;
-            else if (strcmp(m->key, "skip_special_tokens") == 0)
-                return tc_error_set(err, TC_ERR_ARG, "\"skip_special_tokens\" must be true or false");
-            else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%.60s\" (expected ids, skip_special_tokens)", m->key);
-        }
-        if (!arr) return tc_error_set(err, TC_ERR_ARG, "missing \"ids\"");
-    }
-    if (arr->type != TC_JSON_ARRAY) return tc_error_set(err, TC_ERR_ARG, "expected a JSON array of ids");
-    for (uint32_t i = 0; i < arr->u.arr.n; i++) {
-        const tc_json *v = &arr->u.arr.items[i];
-        if (v->type != TC_JSON_NUMBER || !v->u.num.is_int || v->u.num.i < 0 || v->u.num.i > (int64_t)UINT32_MAX)
-            return tc_error_set(err, TC_ERR_ARG, "id %lu is not an integer in 0..4294967295", (unsigned long)i);
-        if (push_id(ids, n, cap, (uint32_t)v->u.num.i) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    }
-    return TC_OK;
-}
-
 static void decode_handler(const tc_tokenizer *tok, const options *o, const tc_buf *line, int skip, tc_encoding *unused,
-                           out *w) {
-    (void)o;
-    tc_error err = {0};
-    uint32_t *ids = NULL;
-    size_t n = 0, cap = 0;
-    tc_buf bytes = {0};
-    (void)unused;
-    tc_json_doc *doc = tc_json_parse((const char *)line->data, line->len, &err);
-    if (doc && parse_decode_request(tc_json_root(doc), &skip, &ids, &n, &cap, &err) == TC_OK &&
-        tc_decode(tok, ids, n, skip, &bytes, &err) == TC_OK) {
-        puts_(w, "{\"text\":");
-        put_json_string(w, bytes.data, bytes.len);
-        puts_(w, ",\"bytes_hex\":\"");
-        put_hex(w, bytes.data, bytes.len);
-        puts_(w, "\"}\n");
-    } else {
-        put_error_object(w, err.msg[0] ? err.msg : "failed");
-    }
-    tc_json_free(doc);
-    free(ids);
-    tc_buf_free(&bytes);
+                           cli_out *w) {
+    (void)o; (void)unused;
+    cli_decode_line(tok, line->data, line->len, skip, w);
 }
 
 /* ids from the arguments, or whitespace-separated on stdin. */
@@ -550,7 +341,7 @@ static int collect_ids(const options *o, uint32_t **ids, size_t *n, size_t *cap)
         for (int i = 0; i < o->npos; i++) {
             uint32_t id;
             if (parse_id(o->pos[i], strlen(o->pos[i]), &id) != 0) return usage_error("bad id %s", o->pos[i]);
-            if (push_id(ids, n, cap, id) != 0) { fputs("tokcore: out of memory\n", stderr); return EXIT_FAIL; }
+            if (cli_push_id(ids, n, cap, id) != 0) { fputs("tokcore: out of memory\n", stderr); return EXIT_FAIL; }
         }
         return EXIT_OK;
     }
@@ -567,7 +358,7 @@ static int collect_ids(const options *o, uint32_t **ids, size_t *n, size_t *cap)
         if (parse_id(s + i, j - i, &id) != 0) {
             fprintf(stderr, "tokcore: bad id on stdin at byte %llu\n", (unsigned long long)i);
             status = EXIT_FAIL;
-        } else if (push_id(ids, n, cap, id) != 0) {
+        } else if (cli_push_id(ids, n, cap, id) != 0) {
             fputs("tokcore: out of memory\n", stderr);
             status = EXIT_FAIL;
         }
@@ -582,14 +373,14 @@ static int decode_once(const tc_tokenizer *tok, const options *o) {
     size_t n = 0, cap = 0;
     tc_buf bytes = {0};
     tc_error err = {0};
-    out w = {{0}, 0};
+    cli_out w = {{0}, 0};
     int status = collect_ids(o, &ids, &n, &cap);
     if (status == EXIT_OK && tc_decode(tok, ids, n, o->skip_special, &bytes, &err) != TC_OK) {
         fprintf(stderr, "tokcore: decode: %s\n", err.msg);
         status = EXIT_FAIL;
     }
     if (status == EXIT_OK) {
-        put_text_replaced(&w, bytes.data, bytes.len);
+        cli_put_text_replaced(&w, bytes.data, bytes.len);
         if (w.oom) { fputs("tokcore: out of memory\n", stderr); status = EXIT_FAIL; }
         else if (flush_out(&w) != 0) { fputs("tokcore: cannot write to stdout\n", stderr); status = EXIT_FAIL; }
     }
@@ -606,41 +397,41 @@ static int cmd_decode(const tc_tokenizer *tok, const options *o) {
 
 /* ---- info ----------------------------------------------------------------- */
 
-static void put_bool_member(out *w, const char *key, int v) {
-    puts_(w, ",\"");
-    puts_(w, key);
-    puts_(w, v ? "\":true" : "\":false");
+static void put_bool_member(cli_out *w, const char *key, int v) {
+    cli_puts(w, ",\"");
+    cli_puts(w, key);
+    cli_puts(w, v ? "\":true" : "\":false");
 }
 
-static void put_added_tokens(out *w, const tc_tokenizer *tok) {
-    puts_(w, "\"added\":[");
+static void put_added_tokens(cli_out *w, const tc_tokenizer *tok) {
+    cli_puts(w, "\"added\":[");
     for (size_t i = 0; i < tc_added_count(tok); i++) {
         const tc_added_token_spec *a = tc_added_at(tok, i);
-        if (i) put(w, ",", 1);
-        puts_(w, "{\"id\":");
-        put_u32(w, a->id);
-        puts_(w, ",\"content\":");
-        put_json_string(w, (const uint8_t *)a->content, a->content_len);
+        if (i) cli_put(w, ",", 1);
+        cli_puts(w, "{\"id\":");
+        cli_put_u32(w, a->id);
+        cli_puts(w, ",\"content\":");
+        cli_put_json_string(w, (const uint8_t *)a->content, a->content_len);
         put_bool_member(w, "special", a->special);
         put_bool_member(w, "lstrip", a->lstrip);
         put_bool_member(w, "rstrip", a->rstrip);
         put_bool_member(w, "single_word", a->single_word);
         put_bool_member(w, "normalized", a->normalized);
-        put(w, "}", 1);
+        cli_put(w, "}", 1);
     }
-    put(w, "]", 1);
+    cli_put(w, "]", 1);
 }
 
-static void put_file_members(out *w, const char *prefix, const char *path, const tc_file *f) {
+static void put_file_members(cli_out *w, const char *prefix, const char *path, const tc_file *f) {
     char hex[65];
     sha256_hex(f->data, f->len, hex);
-    puts_(w, "\""); puts_(w, prefix); puts_(w, "path\":");
-    put_json_cstr(w, path);
-    puts_(w, ",\""); puts_(w, prefix); puts_(w, "size\":");
-    put_size(w, f->len);
-    puts_(w, ",\""); puts_(w, prefix); puts_(w, "sha256\":\"");
-    puts_(w, hex);
-    puts_(w, "\",");
+    cli_puts(w, "\""); cli_puts(w, prefix); cli_puts(w, "path\":");
+    cli_put_json_string(w, (const uint8_t *)path, strlen(path));
+    cli_puts(w, ",\""); cli_puts(w, prefix); cli_puts(w, "size\":");
+    cli_put_size(w, f->len);
+    cli_puts(w, ",\""); cli_puts(w, prefix); cli_puts(w, "sha256\":\"");
+    cli_puts(w, hex);
+    cli_puts(w, "\",");
 }
 
 /* tc_describe's object with path, size, sha256 (of the merges file too
@@ -648,13 +439,13 @@ static void put_file_members(out *w, const char *prefix, const char *path, const
 static int cmd_info(const tc_tokenizer *tok, const options *o, const tc_file *f) {
     const char *d = tc_describe(tok);
     const char *close = strrchr(d, '}');
-    out w = {{0}, 0};
+    cli_out w = {{0}, 0};
     tc_file m;
     if (!close || d[0] != '{') { fputs("tokcore: engine description is not a JSON object\n", stderr); return EXIT_FAIL; }
-    put(&w, d, (size_t)(close - d));
+    cli_put(&w, d, (size_t)(close - d));
     const char *p = d + 1;
     while (p < close && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
-    if (p < close) put(&w, ",", 1);
+    if (p < close) cli_put(&w, ",", 1);
     put_file_members(&w, "", o->tokenizer, f);
     if (o->merges && tc_detect_format(f->data, f->len) == TC_FORMAT_VOCAB_JSON) {
         if (read_file(o->merges, &m) != 0) { tc_buf_free(&w.b); return EXIT_FAIL; }
@@ -662,7 +453,7 @@ static int cmd_info(const tc_tokenizer *tok, const options *o, const tc_file *f)
         tc_file_free(&m);
     }
     put_added_tokens(&w, tok);
-    puts_(&w, "}\n");
+    cli_puts(&w, "}\n");
     int status = EXIT_OK;
     if (w.oom) { fputs("tokcore: out of memory\n", stderr); status = EXIT_FAIL; }
     else if (flush_out(&w) != 0) { fputs("tokcore: cannot write to stdout\n", stderr); status = EXIT_FAIL; }

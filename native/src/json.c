@@ -653,6 +653,7 @@ static int hk_push(frame *f, uint32_t h, size_t idx) {
  * ones are checked by find_dup), -1 on allocation failure. */
 static int check_dup(parser *P, frame *f, const char *key, uint32_t klen) {
     size_t n = P->sn - f->base;
+    if (n == 0) return 0;   /* first member: scratch may still be NULL (no NULL + 0) */
     if (n < DUP_LINEAR) {
         const tc_json_member *m = P->scratch + f->base;
         for (size_t k = 0; k < n; k++)

@@ -632,8 +632,14 @@ fail:
 
 /* ---- detection ------------------------------------------------------------------ */
 
+/* A first line (base64 of a 64 KiB token, a merges line) fits in this. */
+#define TC_DETECT_SCAN_BYTES ((size_t)1 << 18)
+
 tc_format tc_detect_format(const uint8_t *d, size_t n) {
     if (tc_vbin_detect(d, n)) return TC_FORMAT_VOCAB_BIN;
+    /* the text formats are recognized by their first bytes: never scan (and
+     * so fault in) more than TC_DETECT_SCAN_BYTES of a big mapped file */
+    if (n > TC_DETECT_SCAN_BYTES) n = TC_DETECT_SCAN_BYTES;
     size_t i = 0;
     if (n >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF) i = 3;
     while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) i++;

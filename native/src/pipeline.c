@@ -589,9 +589,23 @@ int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
     if (rc == TC_OK && trace) {
         trace->gsteps = malloc((g.nsteps ? g.nsteps : 1) * sizeof *trace->gsteps);
         trace->gcands = malloc((g.ncands ? g.ncands : 1) * sizeof *trace->gcands);
-        if (!trace->gsteps || !trace->gcands || tc_buf_append(&trace->normalized, text, len) != 0) {
+        void *pa = trace->norm_align;
+        if (!trace->gsteps || !trace->gcands || tc_buf_append(&trace->normalized, text, len) != 0 ||
+            tc_grow(&pa, &trace->norm_align_cap, len ? len : 1, sizeof *trace->norm_align) != 0) {
+            trace->norm_align = pa;
             rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
         } else {
+            /* no normalizer: every byte aligns to its own UTF-8 unit */
+            trace->norm_align = pa;
+            for (size_t i = 0; i < len;) {
+                int n;
+                (void)tc_utf8_decode(text, len, i, &n);
+                for (int k = 0; k < n; k++) {
+                    trace->norm_align[i + (size_t)k].start = (uint32_t)i;
+                    trace->norm_align[i + (size_t)k].end = (uint32_t)(i + (size_t)n);
+                }
+                i += (size_t)n;
+            }
             for (size_t i = 0; i < g.nsteps; i++) {
                 tc_trace_greedy_step *t = &trace->gsteps[i];
                 t->pos = g.steps[i].pos; t->chosen = g.steps[i].chosen; t->chosen_len = g.steps[i].chosen_len;

@@ -378,7 +378,7 @@ static int range_cmp(const void *a, const void *b) {
 /* sorts and merges tmp[from..ntmp), appends the result to re->ranges */
 static int flush_ranges(rx_parser *ps, size_t from, uint32_t *off, uint32_t *n) {
     size_t cnt = ps->ntmp - from;
-    rx_range *r = ps->tmp + from;
+    rx_range *r = cnt ? ps->tmp + from : NULL;   /* tmp is NULL for an empty class: no NULL + 0 */
     if (cnt) qsort(r, cnt, sizeof *r, range_cmp);
     size_t m = 0;
     for (size_t i = 0; i < cnt; i++) {
@@ -1580,11 +1580,12 @@ int tc_regex_find_all(const tc_regex *re, const uint8_t *subject, size_t len, si
         last_end = e;
         last_match_end = e;
         have_last = 1;
-        /* *cap counts pairs; the array holds 2 * *cap size_t */
-        if (*n >= *cap) {
-            size_t ncap = *cap ? *cap * 2 : 64;
-            if (ncap > SIZE_MAX / (2 * sizeof(size_t))) { rc = -1; break; }
-            size_t *p = realloc(*out, ncap * 2 * sizeof(size_t));
+        /* *cap counts size_t entries (two per pair), as every match list of
+         * the engine (pretok.c, fastpat.c) that shares the array with us */
+        if (2 * *n + 2 > *cap) {
+            size_t ncap = *cap >= 64 ? *cap * 2 : 128;
+            if (ncap > SIZE_MAX / sizeof(size_t)) { rc = -1; break; }
+            size_t *p = realloc(*out, ncap * sizeof(size_t));
             if (!p) { rc = -1; break; }
             *out = p;
             *cap = ncap;

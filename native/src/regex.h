@@ -39,7 +39,9 @@ int tc_regex_search(const tc_regex *re, const uint8_t *subject, size_t len, size
 /* All matches as Oniguruma's find_iter yields them (an empty match right
  * at the end of the previous match is skipped by advancing one unit).
  * Appends pairs (start, end) to *out (growable, *n pairs, *cap capacity in
- * pairs). Returns 0, -1 allocation failure, -2 step limit. */
+ * size_t entries, i.e. 2 per pair: the convention of the engine's other
+ * match lists, so a caller may share one array and capacity between them).
+ * Returns 0, -1 allocation failure, -2 step limit. */
 int tc_regex_find_all(const tc_regex *re, const uint8_t *subject, size_t len,
                       size_t **out, size_t *n, size_t *cap);
 

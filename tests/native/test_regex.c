@@ -332,7 +332,29 @@ static void test_big_linear(void) {
     free(t);
 }
 
+/* Regression (fuzz_encode): *cap counts size_t entries, so an array that
+ * pretok.c sized for 64 entries (32 pairs) is not overrun when find_all
+ * appends 40 pairs; and an empty class compiles (no NULL + 0). */
+static void test_find_all_shared_capacity(void) {
+    tc_regex *re = comp("a");
+    if (!re) return;
+    size_t cap = 64, n = 0;
+    size_t *out = malloc(cap * sizeof *out);
+    char subj[41];
+    memset(subj, 'a', 40);
+    subj[40] = 0;
+    int rc = tc_regex_find_all(re, (const uint8_t *)subj, 40, &out, &n, &cap);
+    CHECK(rc == 0 && n == 40 && cap >= 80 && out[78] == 39 && out[79] == 40, "rc=%d n=%zu cap=%zu", rc, n, cap);
+    free(out);
+    tc_regex_free(re);
+    tc_error e = {0};
+    re = tc_regex_compile("[^\\x{0}-\\x{10FFFF}]|\\w", 22, &e);
+    CHECK(re != NULL, "empty class: %s", e.msg);
+    tc_regex_free(re);
+}
+
 int main(void) {
+    test_find_all_shared_capacity();
     test_real_patterns();
     test_basics();
     test_anchors_and_look();

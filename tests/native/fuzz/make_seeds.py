@@ -1,0 +1,139 @@
+"""Regenerates the seed corpora corpus/<harness>/ from the real files
+(../shared/data: Qwen3 tokenizer.json, qwen.tiktoken, Qwen2 vocab.json +
+merges.txt, the llama.cpp test vectors) and the tiny tokenizers of
+make_tiny.py: truncated and mutated, each seed at most a few KiB.
+
+    python3 tests/native/fuzz/make_seeds.py     (needs tokinspect installed)
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import struct
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+DATA = REPO.parent / "shared" / "data"
+sys.path.insert(0, str(HERE))
+
+from make_tiny import build  # noqa: E402
+
+SEP = b"\n#MERGES\n"
+PATTERNS = [
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}",
+    r"(a+)+$", r"(?:x*)*y", r"[^\x{0}-\x{7f}]{2,5}?", r"(?=\d)\w+\b|\A\s|\z", r"[\u00e9-\u00ff&&]|\P{Lu}",
+]
+
+
+def vectors() -> list[bytes]:
+    out = []
+    for f in sorted((DATA / "llama.cpp" / "models").glob("*.inp")):
+        out += [t.encode() for t in f.read_text(encoding="utf-8").split("\n__ggml_vocab_test__\n")]
+    return [t for t in dict.fromkeys(out) if t][:60]
+
+
+def mutate(rng: random.Random, b: bytes, n: int = 3) -> bytes:
+    b = bytearray(b)
+    for _ in range(n):
+        if not b:
+            break
+        i = rng.randrange(len(b))
+        op = rng.randrange(3)
+        if op == 0:
+            b[i] = rng.randrange(256)
+        elif op == 1:
+            del b[i:i + rng.randrange(1, 8)]
+        else:
+            b[i:i] = b[rng.randrange(len(b)):][:rng.randrange(1, 8)]
+    return bytes(b)
+
+
+def write(name: str, seeds: list[bytes]) -> None:
+    d = HERE / "corpus" / name
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    for i, s in enumerate(dict.fromkeys(seeds)):
+        (d / f"seed{i:03d}").write_bytes(s)
+
+
+def main() -> None:
+    rng = random.Random(7)
+    qwen, other, tiktoken = build()
+    qwen_b = json.dumps(qwen, ensure_ascii=False).encode()
+    other_b = json.dumps(other, ensure_ascii=False).encode()
+    real_json = (DATA / "qwen3" / "tokenizer.json").read_bytes()
+    texts = vectors()
+
+    # json
+    seeds = [real_json[:2048], (DATA / "qwen3" / "tokenizer_config.json").read_bytes()[:3000], qwen_b[:1500],
+             b'{"a":[1,-2.5e+3,true,false,null,"\\u00e9\\ud83e\\udd99"],"b":{}}', b"[[[[[[]]]]]]", b'"\\"x\\n"']
+    seeds += [mutate(rng, s) for s in list(seeds)]
+    write("json", seeds)
+
+    # hf_json: the tiny tokenizers whole (so the fuzzer starts from loadable files), cut, mutated
+    small = dict(qwen, model=dict(qwen["model"], vocab=dict(list(qwen["model"]["vocab"].items())[:300]), merges=[]))
+    small_b = json.dumps(small, ensure_ascii=False).encode()
+    seeds = [qwen_b, other_b, small_b, small_b[:800], real_json[:4000]]
+    seeds += [mutate(rng, small_b, 2) for _ in range(6)]
+    write("hf_json", seeds)
+
+    # vocab_merges: preset byte, vocab.json, SEP, merges.txt
+    vocab = json.dumps(qwen["model"]["vocab"], ensure_ascii=False).encode()
+    merges = ("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in qwen["model"]["merges"])).encode()
+    rv = (DATA / "rtp-llm" / "qwen2_tokenizer" / "vocab.json").read_bytes()[:1500]
+    rm = (DATA / "rtp-llm" / "qwen2_tokenizer" / "merges.txt").read_bytes()[:1500]
+    seeds = [bytes([p]) + vocab + SEP + merges for p in range(5)]
+    seeds += [b"\x04" + rv + SEP + rm, b"\x00" + vocab[:2000] + SEP + merges[:300]]
+    seeds += [b"\x01" + mutate(rng, vocab, 2) + SEP + mutate(rng, merges, 2) for _ in range(4)]
+    write("vocab_merges", seeds)
+
+    # tiktoken: preset byte + rank file
+    real_tt = b"".join((DATA / "qwen-agent" / "qwen.tiktoken").read_bytes().splitlines(keepends=True)[:200])
+    seeds = [bytes([p]) + tiktoken for p in range(5)] + [b"\x00" + real_tt, b"\x02" + tiktoken[:1000]]
+    seeds += [b"\x01" + mutate(rng, tiktoken, 3) for _ in range(4)]
+    write("tiktoken", seeds)
+
+    # vocabbin: preset byte + a vocab.bin compiled from the tiny Qwen tokenizer
+    from tokinspect import Tokenizer
+    from tokinspect.vocab_bin import compile_vocab_bin
+    with tempfile.TemporaryDirectory() as td:
+        p = Path(td) / "tokenizer.json"
+        p.write_bytes(qwen_b)
+        vb = compile_vocab_bin(Tokenizer.from_file(p)).data
+    seeds = [b"\x00" + vb, b"\x01" + vb, b"\x00" + vb[:3000], b"\x00" + struct.pack("<I", 3) + b"".join(
+        struct.pack("<IH", i, 1) + bytes([0x61 + i]) for i in range(3)), b"\x00" + struct.pack("<I", 1) + b"\x00" * 6]
+    seeds += [b"\x00" + mutate(rng, vb, 2) for _ in range(4)]
+    write("vocabbin", seeds)
+
+    # regex: pattern, NUL, subject
+    seeds = [p.encode() + b"\x00" + t[:300] for p in PATTERNS for t in texts[::12]]
+    seeds += [b"(a+)+$\x00" + b"a" * 40 + b"!"]
+    write("regex", seeds)
+
+    # encode: selector byte + text
+    seeds = [bytes([rng.randrange(64)]) + t[:1000] for t in texts]
+    seeds += [b"\x13<|im_start|>user\nhi<|im_end|>", b"\x22\xff\xfe\xc4\xa0 \xc3\xa9e\xcc\x81 123 ABC-def"]
+    write("encode", seeds)
+
+    # decode: selector byte + u32 ids
+    seeds = [bytes([t]) + b"".join(struct.pack("<I", rng.randrange(720)) for _ in range(rng.randrange(1, 24)))
+             for t in range(8)]
+    write("decode", seeds)
+
+    # jsonl: selector byte + request line
+    lines = [json.dumps(t.decode(errors="replace")).encode() for t in texts[:20]]
+    lines += [b'{"text": "<|im_start|>x", "add_special_tokens": true}', b"[9707, 1879]", b'{"ids": [1,2,700],'
+              b' "skip_special_tokens": true}', b"[1,-2]", b"oops", b"", b'{"text": 1}', b'"a\\u0000b\\ud83e\\udd99"\r']
+    seeds = [bytes([0x10 if ln.startswith((b"[", b'{"ids')) else rng.randrange(16)]) + ln for ln in lines]
+    write("jsonl", seeds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Resource limits (native/README.md, "Limits"): inputs that would take
+unbounded time or memory end with an error, fast."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tokinspect import Tokenizer
+from tokinspect.tokenizer import TokenizerError
+
+REPO = Path(__file__).resolve().parents[1]
+FAST = 10.0 if os.environ.get("TOKINSPECT_SANITIZED_RUN") else 3.0   # seconds
+
+
+def _tiny_hf(pattern: str | None = None) -> dict:
+    """A small valid tokenizer.json (bytes + a few merges), optionally with a Split regex."""
+    from tokinspect.vocab_bin import _mapped
+    vocab = {_mapped(bytes([b])): b for b in range(256)}
+    vocab["ab"] = 256
+    pre = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]
+    if pattern is not None:
+        pre.insert(0, {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False})
+    return {"version": "1.0", "added_tokens": [], "normalizer": None,
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": pre}, "post_processor": None,
+            "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": vocab, "merges": [["a", "b"]]}}
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_1gb_file_named_vocab_bin_fails_fast(tmp_path: Path) -> None:
+    big = tmp_path / "vocab.bin"
+    with open(big, "wb") as fh:       # sparse: nothing is written but a plausible header
+        fh.write(struct.pack("<I", 4_000_000) + struct.pack("<IH", 0, 3) + b"abc")
+        fh.truncate(1 << 30)
+    assert big.stat().st_size == 1 << 30
+    before = _peak_rss_mb()
+    t0 = time.monotonic()
+    with pytest.raises((TokenizerError, ValueError)) as ei:
+        Tokenizer.from_file(big)
+    assert time.monotonic() - t0 < FAST, "a 1 GB non-vocab.bin must be refused fast"
+    assert "vocab.bin" in str(ei.value) or "not a" in str(ei.value)
+    assert _peak_rss_mb() - before < 512, "the file must not be read into memory"
+    # all zeros (N = 0)
+    zeros = tmp_path / "zeros" / "vocab.bin"
+    zeros.parent.mkdir()
+    with open(zeros, "wb") as fh:
+        fh.truncate(1 << 30)
+    t0 = time.monotonic()
+    with pytest.raises((TokenizerError, ValueError)):
+        Tokenizer.from_file(zeros)
+    assert time.monotonic() - t0 < FAST
+
+
+def test_1gb_file_through_the_cli(tmp_path: Path, tokcore_bin: Path) -> None:
+    big = tmp_path / "vocab.bin"
+    with open(big, "wb") as fh:
+        fh.truncate((1 << 30) + 1)          # just above the CLI's 1 GiB file limit
+    t0 = time.monotonic()
+    res = subprocess.run([str(tokcore_bin), "encode", "--tokenizer", str(big), "x"], capture_output=True, text=True,
+                         timeout=60)
+    assert res.returncode == 1 and "limit" in res.stderr and time.monotonic() - t0 < FAST
+    with open(big, "r+b") as fh:
+        fh.truncate(1 << 30)                # at the limit: read (mapped), then refused by content
+    t0 = time.monotonic()
+    res = subprocess.run([str(tokcore_bin), "encode", "--tokenizer", str(big), "x"], capture_output=True, text=True,
+                         timeout=60)
+    assert res.returncode == 1 and time.monotonic() - t0 < FAST, res.stderr
+
+
+@pytest.fixture(scope="module")
+def tokcore_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tokcore_limits") / "tokcore"
+    cmd = f"cc -std=c11 -O2 -o {out} native/src/*.c native/cli/*.c -lm"
+    subprocess.run(cmd, shell=True, cwd=REPO, check=True, capture_output=True)
+    return out
+
+
+def test_json_nested_a_million_deep_is_refused_fast(tmp_path: Path, tokcore_bin: Path) -> None:
+    deep = "[" * 1_000_000 + "]" * 1_000_000
+    p = tmp_path / "tokenizer.json"
+    p.write_text('{"version": "1.0", "model": ' + deep + "}")
+    t0 = time.monotonic()
+    with pytest.raises(TokenizerError) as ei:
+        Tokenizer.from_file(p)
+    assert time.monotonic() - t0 < FAST
+    assert "nest" in str(ei.value).lower() or "depth" in str(ei.value).lower(), str(ei.value)
+    # the same as a --jsonl request line: an error reply, the stream goes on
+    tj = tmp_path / "tiny.json"
+    tj.write_text(json.dumps(_tiny_hf()))
+    t0 = time.monotonic()
+    res = subprocess.run([str(tokcore_bin), "decode", "--tokenizer", str(tj), "--jsonl"], input=deep + "\n[97]\n",
+                         capture_output=True, text=True, timeout=60)
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    assert res.returncode == 0 and time.monotonic() - t0 < FAST
+    assert "error" in lines[0] and lines[1]["text"] == "a"
+
+
+def test_catastrophic_regex_ends_with_step_limit_error(tmp_path: Path) -> None:
+    p = tmp_path / "tokenizer.json"
+    p.write_text(json.dumps(_tiny_hf("(a|aa)+$")))
+    tok = Tokenizer.from_file(p)
+    assert tok.encode("aaab").ids.tolist()       # fine on short text
+    subject = "a" * 5000 + "!"
+    t0 = time.monotonic()
+    with pytest.raises(Exception) as ei:
+        tok.encode(subject)
+    elapsed = time.monotonic() - t0
+    assert "step limit" in str(ei.value), str(ei.value)
+    assert elapsed < 6 * FAST, f"took {elapsed:.1f} s"
+
+
+def test_regex_step_limit_is_per_byte_not_a_hang(tmp_path: Path) -> None:
+    """A long subject that needs little backtracking per byte still works."""
+    p = tmp_path / "tokenizer.json"
+    p.write_text(json.dumps(_tiny_hf(r"\s+(?!\S)|\s+|[^\s]+")))
+    tok = Tokenizer.from_file(p)
+    text = ("ab " * 200_000) + " " * 100_000 + "x"
+    enc = tok.encode(text)
+    assert enc.byte_offsets[-1, 1] == len(text)
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
