@@ -148,3 +148,15 @@ def assert_same(ours, hf, texts, add_special_tokens: bool = False, label: str = 
         raise AssertionError(
             f"{label}: {len(bad)}/{len(texts)} texts differ; first {text[:200]!r}: at token {k}: "
             f"ours {a[k:k + 4]} {e.offsets[k:k + 4].tolist()} vs HF {b[k:k + 4]} {h.offsets[k:k + 4]}")
+
+
+def assert_same_both(ours, hf, texts, label: str) -> None:
+    """assert_same with and without add_special_tokens; reports both failures."""
+    errors = []
+    for add in (False, True):
+        try:
+            assert_same(ours, hf, texts, add_special_tokens=add, label=f"{label} add_special_tokens={add}")
+        except AssertionError as e:  # noqa: PERF203
+            errors.append(str(e))
+    if errors:
+        raise AssertionError("\n".join(errors))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_same, pair
+from conftest import assert_same_both, pair
 from corpus import SPACES, WORDS, random_texts
 
 N = 2000  # random texts per configuration (and per add_special_tokens value)
@@ -43,16 +43,7 @@ ADDED_TEXTS = [a["content"] for a in ADDED]
 # ---- helpers -------------------------------------------------------------------
 
 
-def _compare(ours, hf, texts, label):
-    """assert_same for both add_special_tokens values; reports both failures."""
-    errors = []
-    for add in (False, True):
-        try:
-            assert_same(ours, hf, texts, add_special_tokens=add, label=f"{label} add_special_tokens={add}")
-        except AssertionError as e:  # noqa: PERF203
-            errors.append(str(e))
-    if errors:
-        raise AssertionError("\n".join(errors))
+_compare = assert_same_both
 
 
 def _write(tmp_path: Path, cfg: dict, name: str = "tok.json") -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import refs
-from conftest import assert_same, pair, shared
+from conftest import assert_same_both, pair, shared
 from corpus import random_texts
 
 N_RANDOM = 20000      # seeded random strings on Phi-3 (per add_special_tokens value)
@@ -45,15 +45,7 @@ def _added(cfg: dict) -> list[str]:
     return [a["content"] for a in cfg["added_tokens"]]
 
 
-def _both(ours, hf, texts, label):
-    errors = []
-    for add in (False, True):
-        try:
-            assert_same(ours, hf, texts, add_special_tokens=add, label=f"{label} add_special_tokens={add}")
-        except AssertionError as e:  # noqa: PERF203
-            errors.append(str(e))
-    if errors:
-        raise AssertionError("\n".join(errors))
+_both = assert_same_both
 
 
 def _decode_same(ours, hf, id_lists, label):

@@ -339,6 +339,25 @@ static size_t unit_len(const uint8_t *t, size_t len, size_t i) {
     return (size_t)ul;
 }
 
+/* Room for n bytes of new text and their alignment. Returns 0 or -1 (OOM,
+ * nothing left allocated). */
+static int out_alloc(size_t n, tc_buf *nt, tc_span **na, size_t *na_cap) {
+    if (tc_buf_reserve(nt, n ? n : 1) != 0) return -1;
+    void *p = NULL;
+    if (tc_grow(&p, na_cap, n ? n : 1, sizeof(tc_span)) != 0) { tc_buf_free(nt); return -1; }
+    *na = p;
+    return 0;
+}
+
+/* Replaces s with the text/alignment built in nt/na. */
+static void nstr_take(tc_nstr *s, tc_buf *nt, tc_span *na, size_t na_cap) {
+    tc_buf_free(&s->text);
+    free(s->align);
+    s->text = *nt;
+    s->align = na;
+    s->align_cap = na_cap;
+}
+
 /* Apply the stream to s (align already materialized). */
 static int apply_transform(tc_nstr *s, const nstream *st, uint32_t base) {
     const uint8_t *t = s->text.data;
@@ -349,12 +368,7 @@ static int apply_transform(tc_nstr *s, const nstream *st, uint32_t base) {
     tc_buf nt = {0, 0, 0};
     tc_span *na = NULL;
     size_t na_cap = 0;
-    if (tc_buf_reserve(&nt, out_len ? out_len : 1) != 0) return -1;
-    {
-        void *p = NULL;
-        if (tc_grow(&p, &na_cap, out_len ? out_len : 1, sizeof(tc_span)) != 0) { tc_buf_free(&nt); return -1; }
-        na = p;
-    }
+    if (out_alloc(out_len, &nt, &na, &na_cap) != 0) return -1;
     size_t off = 0;
     tc_span zero = {base, base};
     for (size_t k = 0; k < st->n; k++) {
@@ -371,21 +385,8 @@ static int apply_transform(tc_nstr *s, const nstream *st, uint32_t base) {
         for (int b = 0; b < nb; b++) na[nt.len + (size_t)b] = al;
         nt.len += (size_t)nb;
     }
-    tc_buf_free(&s->text);
-    free(s->align);
-    s->text = nt;
-    s->align = na;
-    s->align_cap = na_cap;
+    nstr_take(s, &nt, na, na_cap);
     return 0;
-}
-
-/* Replaces s with the text/alignment built in nt/na. */
-static void nstr_take(tc_nstr *s, tc_buf *nt, tc_span *na, size_t na_cap) {
-    tc_buf_free(&s->text);
-    free(s->align);
-    s->text = *nt;
-    s->align = na;
-    s->align_cap = na_cap;
 }
 
 /* Every match [m[2k], m[2k+1]) (in order, non-overlapping) becomes content. */
@@ -397,12 +398,7 @@ static int apply_matches(tc_nstr *s, const size_t *m, size_t nm, const char *con
     tc_buf nt = {0, 0, 0};
     tc_span *na = NULL;
     size_t na_cap = 0;
-    if (tc_buf_reserve(&nt, out_len ? out_len : 1) != 0) return -1;
-    {
-        void *p = NULL;
-        if (tc_grow(&p, &na_cap, out_len ? out_len : 1, sizeof(tc_span)) != 0) { tc_buf_free(&nt); return -1; }
-        na = p;
-    }
+    if (out_alloc(out_len, &nt, &na, &na_cap) != 0) return -1;
     size_t last = 0;
     tc_span zero = {base, base};
     for (size_t k = 0; k < nm; k++) {
