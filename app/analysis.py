@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .capabilities import encode_kwargs
 from .tokenizer import Encoding, Tokenizer
 from .trace import Trace
 
@@ -161,15 +160,14 @@ def token_spans(text: str, data: bytes, enc: Encoding) -> TokenSpans:
 
 def encode(tok: Tokenizer, text: str, *, encoder: str = "bpe", add_special_tokens: bool = True) -> Encoding:
     """Encodes text (str; lone surrogates go through as their bytes)."""
-    kw = encode_kwargs(tok, encoder)
     try:
-        return tok.encode(text, add_special_tokens, **kw)
+        return tok.encode(text, add_special_tokens, encoder)
     except UnicodeEncodeError:
-        return tok.encode(text.encode("utf-8", errors="surrogateescape"), add_special_tokens, **kw)
+        return tok.encode(text.encode("utf-8", errors="surrogateescape"), add_special_tokens, encoder)
 
 
 def trace(tok: Tokenizer, text: str, *, encoder: str = "bpe", add_special_tokens: bool = True) -> Trace:
-    return tok.trace(text, add_special_tokens, **encode_kwargs(tok, encoder))
+    return tok.trace(text, add_special_tokens, encoder)
 
 
 def analyze(tok: Tokenizer, text: str, generation: int, *, encoder: str = "bpe", add_special_tokens: bool = True,

@@ -71,7 +71,6 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from tokinspect.capabilities import encoders_supported
     from tokinspect.widgets.main_window import MainWindow
 
     w, h = (int(x) for x in args.size.lower().split("x"))
@@ -104,7 +103,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
     suffix = f"-{w}x{h}" + ("-dark" if dark else "")
     if args.compare_with:
         win.compare_model.load_b(args.compare_with)
-    elif encoders_supported():
+    else:
         win.compare.encoder_b.setCurrentText("greedy")
     names = ["inspect", "compare", "chat", "vocabulary"]
     for k, name in enumerate(names):

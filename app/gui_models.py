@@ -27,9 +27,8 @@ from PySide6.QtCore import (
 from . import chat, stats
 from .analysis import TRACE_AUTO_LIMIT, Analysis, analyze
 from .analysis import trace as trace_text
-from .capabilities import ENCODERS, encoders_supported
 from .gui_workers import Debouncer, Runner
-from .tokenizer import Tokenizer
+from .tokenizer import ENCODERS, Tokenizer
 from .trace import Trace
 from .trace_rows import ChunkRow, chunk_rows, row_token_starts, visible
 from .vocab import VocabIndex
@@ -104,7 +103,7 @@ class Document(QObject):
 
     @property
     def encoders_available(self) -> tuple[str, ...]:
-        return ENCODERS if encoders_supported() else ("bpe",)
+        return ENCODERS
 
     def stats(self) -> stats.Stats | None:
         a = self.analysis

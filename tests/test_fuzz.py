@@ -9,9 +9,8 @@ not changed) with its dictionary. Harnesses run side by side, one per core.
 A crash fails the test with the reproducer's path (kept after the run) and
 the sanitizer report.
 
-TOKINSPECT_FUZZ_SECONDS sets the time per harness (default 30). Without
-clang the tests are skipped, unless TOKINSPECT_REQUIRE_FUZZ=1 (tests/run.sh
-sets it when it installed clang), then they fail. Longer local runs:
+TOKINSPECT_FUZZ_SECONDS sets the time per harness (default 30). clang with
+libFuzzer is required (tests/run.sh installs it). Longer local runs:
 tests/native/fuzz/run_long.sh SECONDS.
 """
 
@@ -46,10 +45,7 @@ def _clang() -> str | None:
 @pytest.fixture(scope="session")
 def fuzz_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     clang = _clang()
-    if clang is None:
-        if os.environ.get("TOKINSPECT_REQUIRE_FUZZ") == "1":
-            pytest.fail("clang is needed for the fuzz harnesses (tests/run.sh installs it)")
-        pytest.skip("no clang: the libFuzzer harnesses are not built")
+    assert clang is not None, "clang with libFuzzer is needed: tests/run.sh installs it"
     out = tmp_path_factory.mktemp("fuzz_bin")
     res = subprocess.run(["bash", str(FUZZ / "build.sh"), str(out)], capture_output=True, text=True,
                          env=dict(os.environ, CLANG=clang), timeout=900)

@@ -8,16 +8,11 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-pytest.importorskip("pytestqt")
-
 from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from tokinspect import Tokenizer  # noqa: E402
 from tokinspect.analysis import TokenSpans, byte_token_map, split_char_mask, utf16_spans  # noqa: E402
-from tokinspect.capabilities import encoders_supported  # noqa: E402
 from tokinspect.chat import ChatTemplate, find_template, render  # noqa: E402
 from tokinspect.compare import compare  # noqa: E402
 from tokinspect.vocab import VocabIndex, parse  # noqa: E402
@@ -154,14 +149,11 @@ def test_compare_two_encoders_or_tokenizers(qtbot, win, qwen3_json):
     qtbot.waitUntil(lambda: cm.tok_b is not None and cm.result is not None and cm.result.b.encoding._tokenizer is cm.tok_b
                     and not cm.busy, timeout=WAIT)
     assert cm.result.comparison.same  # tokenizer.json and the embedded default agree
-    if encoders_supported():
-        win.compare.same_b.click()
-        win.compare.encoder_b.setCurrentText("greedy")
-        qtbot.waitUntil(lambda: cm.result is not None and cm.result.label_b.endswith("[greedy]") and not cm.busy,
-                        timeout=WAIT)
-        assert win.compare.table.model().rowCount() == len(cm.result.comparison.divergent)
-    else:
-        assert not win.compare.encoder_b.isEnabled() and not win.encoder_box.isEnabled()
+    win.compare.same_b.click()
+    win.compare.encoder_b.setCurrentText("greedy")
+    qtbot.waitUntil(lambda: cm.result is not None and cm.result.label_b.endswith("[greedy]") and not cm.busy,
+                    timeout=WAIT)
+    assert win.compare.table.model().rowCount() == len(cm.result.comparison.divergent)
 
 
 def test_chat_mode(qtbot, win):
@@ -341,7 +333,6 @@ def test_vocab_bin_audit(qtbot, win, tmp_path):
     assert am.result.compiled and g.rowCount() == 33 and "compiled as vocab.bin" in pane.summary.text()
 
 
-@pytest.mark.skipif(not encoders_supported(), reason="this engine build has only the bpe encoder")
 def test_greedy_trace_steps(qtbot, win):
     win.set_text("Hello naïve")
     settle(qtbot, win, "Hello naïve")

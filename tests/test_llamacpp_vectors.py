@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 import refs
-from conftest import assert_same, pair
+from conftest import assert_same, missing, pair
 
 
 def vectors(name: str):
     v = refs.llamacpp_vectors(name)
     if v is None:
-        pytest.skip(f"needs ../shared/data/llama.cpp vectors for {name}")
+        missing(f"../shared/data/llama.cpp vectors for {name}")
     return v
 
 

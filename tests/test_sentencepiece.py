@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import refs
-from conftest import assert_same_both, pair, shared
+from conftest import assert_same_both, missing, pair, shared
 from corpus import random_texts
 
 N_RANDOM = 20000      # seeded random strings on Phi-3 (per add_special_tokens value)
@@ -72,7 +72,7 @@ def test_phi3_pipeline_described(phi3):
 def test_phi3_llama_spm_vectors(phi3):
     vec = refs.llamacpp_vectors("llama-spm")
     if vec is None:
-        pytest.skip("needs ../shared/data/llama.cpp/models/ggml-vocab-llama-spm.gguf.inp/.out")
+        missing("../shared/data/llama.cpp/models/ggml-vocab-llama-spm.gguf.inp/.out")
     assert len(vec) == 43
     ours, hf = phi3
     texts = [t for t, _ in vec]

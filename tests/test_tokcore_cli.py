@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import refs  # noqa: E402
+from conftest import missing  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "native" / "README.md"
@@ -55,8 +56,7 @@ QWEN3_ADDED = [
 
 @pytest.fixture(scope="session")
 def cli(tmp_path_factory):
-    if shutil.which("cc") is None:
-        pytest.skip("no cc on PATH")
+    assert shutil.which("cc"), "a C compiler (cc) is needed: tests/run.sh installs gcc"
     out = tmp_path_factory.mktemp("tokcore_cli") / "tokcore"
     cmd = CC_LINE.replace("-o tokcore", f"-o {out}")
     r = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True)
@@ -119,8 +119,7 @@ def test_readme_has_the_build_line():
 
 
 def test_builds_warning_free(tmp_path):
-    if shutil.which("gcc") is None:
-        pytest.skip("no gcc")
+    assert shutil.which("gcc"), "gcc is needed: tests/run.sh installs it"
     cmd = CC_LINE.replace("cc ", f"gcc {STRICT_FLAGS} ", 1).replace("-o tokcore", f"-o {tmp_path / 'tokcore'}")
     r = subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -203,7 +202,7 @@ def test_encode_tiktoken_file_matches_hf(cli, hf_added):
 def test_encode_llamacpp_vectors(cli, qwen_json):
     vectors = refs.llamacpp_vectors("qwen2")
     if vectors is None:
-        pytest.skip("llama.cpp qwen2 vectors not in shared data")
+        missing("../shared/data/llama.cpp qwen2 vectors")
     got = jsonl(cli, ["encode", "--tokenizer", qwen_json], [json.dumps(t) for t, _ in vectors])
     for (text, ids), g in zip(vectors, got):
         assert g.get("ids") == ids, repr(text)
