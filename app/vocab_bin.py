@@ -128,7 +128,11 @@ class VocabComparison:
 
 def compare(a: str | Path, b: str | Path) -> VocabComparison:
     """Two vocab.bin files (e.g. the board's and the host-compiled one)."""
-    da, db = Path(a).read_bytes(), Path(b).read_bytes()
+    return compare_bytes(Path(a).read_bytes(), Path(b).read_bytes())
+
+
+def compare_bytes(da: bytes, db: bytes) -> VocabComparison:
+    """Two vocab.bin contents, entry by entry."""
     ea, eb = read_entries(da), read_entries(db)
     diffs = []
     for i in range(max(len(ea), len(eb))):

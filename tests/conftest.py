@@ -18,6 +18,8 @@ import pytest
 
 import refs
 
+pytest_plugins = ["boardfix"]  # the test board (sshd + qemu aarch64): fixtures board, board_conn
+
 SHARED = refs.SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]
 

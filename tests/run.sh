@@ -10,6 +10,10 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     pkgs=(gcc libc6-dev libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
     # clang + libFuzzer runtime: tests/test_fuzz.py; valgrind: tests/test_valgrind.py
     pkgs+=(clang libclang-rt-14-dev valgrind)
+    # the test board (tests/boardfix.py): a real sshd, and an aarch64 board = static cross builds under qemu
+    pkgs+=(openssh-server openssh-client qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+    # g++: libstdc++'s mt19937 + uniform_real_distribution<double> as the oracle of the llama.cpp draw
+    pkgs+=(g++)
     missing=()
     for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
     if [ ${#missing[@]} -gt 0 ]; then

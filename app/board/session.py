@@ -1,0 +1,163 @@
+"""One board diff from start to end, the same for the CLI and the Board tab.
+
+Given a connected board and a request (the texts, the board's tokenizer
+path, deploy-or-command), it checks the board (facts, the tokenizer file's
+size and sha256 next to the host's, the vocab.bin entries that differ when
+the hashes do), encodes on the board in one exec, encodes on the host, and
+diffs the two (diff.py). A failure part-way keeps what was done: the checks
+made and the texts the board answered before the failure.
+
+Does not: connect (ssh.py) or show anything; every call blocks (run it off
+the UI thread).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import vocab_bin
+from ..tokenizer import Tokenizer
+from . import deploy, remote
+from .diff import Summary, TextDiff, diff_corpus
+from .ssh import BoardConnection, BoardError
+
+# a board file above this is not fetched for the entry-by-entry comparison
+FETCH_LIMIT = 64 << 20
+
+Progress = Callable[[str, int, int], None]      # (phase, done, total)
+
+
+@dataclass(frozen=True)
+class DiffRequest:
+    texts: tuple[str, ...]
+    remote_tokenizer: str
+    mode: str = "deploy"                # "deploy" (our tokcore) or "command" (the board's own)
+    encoder: str = "bpe"                # the deployed tokcore's encoder
+    host_encoder: str = "bpe"
+    add_special_tokens: bool = False
+    command: str = ""                   # mode "command": the template ({tokenizer}, {input})
+    parser: str = "jsonl"               # mode "command": jsonl | ints | regex
+    regex: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"tokcore [{self.encoder}]" if self.mode == "deploy" else f"command [{self.parser}]"
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    what: str           # the path, or "<tokenizer> compiled as vocab.bin"
+    size: int
+    sha256: str
+
+
+@dataclass
+class Checks:
+    host: FileCheck | None = None
+    board: FileCheck | None = None
+    facts: remote.BoardFacts | None = None
+    vocab: vocab_bin.VocabComparison | None = None      # when both are vocab.bin and differ
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def same_file(self) -> bool | None:
+        if self.host is None or self.board is None:
+            return None
+        return self.host.sha256 == self.board.sha256 and self.host.size == self.board.size
+
+
+@dataclass
+class BoardRun:
+    request: DiffRequest
+    checks: Checks
+    diffs: list[TextDiff] = field(default_factory=list)
+    summary: Summary = field(default_factory=Summary)
+    board_seconds: float = 0.0
+    host_seconds: float = 0.0
+    build: str = ""                     # "built" / "reused" / "" (command mode)
+    error: str | None = None            # what stopped the run (results so far are kept)
+
+    @property
+    def complete(self) -> bool:
+        return self.error is None and self.summary.missing == 0 and self.summary.texts == len(self.request.texts)
+
+
+def is_vocab_bin(path: str) -> bool:
+    return path.rsplit("/", 1)[-1].lower().endswith(".bin")
+
+
+def host_reference(tok: Tokenizer, remote_path: str) -> tuple[FileCheck, bytes | None]:
+    """What the board's file should be: the host's own file, or, for a board vocab.bin and a host
+    tokenizer that is not one, the host tokenizer compiled to vocab.bin (its bytes returned too)."""
+    host_is_bin = tok.path is not None and tok.format == "vocab_bin"
+    if is_vocab_bin(remote_path) and not host_is_bin:
+        data = vocab_bin.compile_vocab_bin(tok).data
+        return FileCheck(f"{tok.name} compiled as vocab.bin", len(data), hashlib.sha256(data).hexdigest()), data
+    if tok.path is None:
+        raise ValueError(f"the host tokenizer {tok.name} has no file to compare with {remote_path}")
+    data = tok.path.read_bytes()
+    return FileCheck(str(tok.path), len(data), hashlib.sha256(data).hexdigest()), data
+
+
+def check_board(conn: BoardConnection, tok: Tokenizer, remote_path: str) -> Checks:
+    """Board facts, and the board's tokenizer file against the host's (entries when vocab.bin differs)."""
+    checks = Checks()
+    checks.facts = remote.board_facts(conn)
+    size, sha = remote.remote_file_info(conn, remote_path)
+    checks.board = FileCheck(remote_path, size, sha)
+    try:
+        checks.host, host_data = host_reference(tok, remote_path)
+    except ValueError as exc:
+        checks.notes.append(str(exc))
+        return checks
+    if checks.same_file is False and host_data is not None and is_vocab_bin(remote_path):
+        if size > FETCH_LIMIT:
+            checks.notes.append(f"the board's file is {size:,} bytes: not fetched for the entry comparison")
+        else:
+            try:
+                checks.vocab = vocab_bin.compare_bytes(host_data, remote.fetch_file(conn, remote_path))
+            except ValueError as exc:   # the board's file is not a valid vocab.bin
+                checks.notes.append(f"the board's vocab.bin does not load: {exc}")
+    return checks
+
+
+def run_diff(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *, cancel: threading.Event | None = None,
+             progress: Progress | None = None) -> BoardRun:
+    """Checks, board encode (one exec), host encode, diff. Board errors end up in `error`, never raised."""
+    cancel = cancel or threading.Event()
+    say = progress or (lambda _phase, _done, _total: None)
+    run = BoardRun(req, Checks())
+    n = len(req.texts)
+    try:
+        say("checking the board", 0, n)
+        run.checks = check_board(conn, tok, req.remote_tokenizer)
+        if req.mode == "deploy":
+            say("deploying tokcore", 0, n)
+            built = deploy.ensure_built(conn)
+            binary, run.build = built.binary, ("built" if built.built else "reused")
+            say("encoding on the board", 0, n)
+            batch = remote.encode_deployed(conn, binary, req.remote_tokenizer, list(req.texts), encoder=req.encoder,
+                                           add_special_tokens=req.add_special_tokens, cancel=cancel,
+                                           progress=lambda d: say("encoding on the board", d, n))
+        else:
+            say("running the board's command", 0, n)
+            mode = "file" if "{input}" in req.command else "stdin"
+            batch = remote.encode_command(conn, req.command, list(req.texts), mode=mode, parser=req.parser,
+                                          regex=req.regex, tokenizer=req.remote_tokenizer, cancel=cancel,
+                                          progress=lambda d: say("running the board's command", d, n))
+    except (BoardError, ValueError) as exc:   # ValueError: a bad template or regex
+        run.error = str(exc)
+        return run
+    run.board_seconds = batch.seconds
+    run.error = batch.error
+    say("encoding on the host", n, n)
+    t0 = time.perf_counter()
+    host = [tok.encode(t, req.add_special_tokens, req.host_encoder).ids.tolist() for t in req.texts]
+    run.host_seconds = time.perf_counter() - t0
+    board = [ids if ids is not None else None for ids in batch.ids]
+    run.diffs, run.summary = diff_corpus(list(req.texts), host, board, tok, board_errors=batch.errors)
+    return run

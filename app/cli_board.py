@@ -1,0 +1,272 @@
+"""`tokinspect board ...`: encode a corpus on the board over SSH and diff it against the host.
+
+  board diff      the checks, the board's ids against the host's, the summary
+                  (exit 0: all texts agree, 1: they differ, 2: an error)
+  board profile   list / save / delete saved connection profiles
+
+Texts: one per line from FILE, or stdin (`-` or nothing). Secrets (a password,
+a key passphrase) are asked on the terminal and never saved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .tokenizer import PRESETS, Tokenizer, TokenizerError
+
+if TYPE_CHECKING:  # the board modules load paramiko (~0.25 s): only the board commands import them
+    from .board.diff import Divergence
+    from .board.session import BoardRun
+    from .board.ssh import BoardConnection, Profile
+
+ENCODERS = ("bpe", "rank", "greedy")
+EXIT_SAME, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
+
+
+def _ask(kind: str, prompt: str) -> str | None:
+    try:
+        return getpass.getpass(f"{prompt}: ")
+    except (EOFError, OSError):
+        return None
+
+
+def profile_from_args(args: argparse.Namespace) -> Profile:
+    from .board.ssh import BoardError, Profile, ProfileStore
+
+    if args.profile:
+        p = ProfileStore(args.profiles).get(args.profile)
+        if p is None:
+            raise BoardError(f"no board profile named {args.profile!r} in {ProfileStore(args.profiles).path}")
+    elif args.host:
+        p = Profile(name=args.name or args.host, host=args.host)
+    else:
+        raise BoardError("say which board: --profile NAME, or --host H [--port P --user U --key K]")
+    for field, value in (("port", args.port), ("user", args.user), ("key_file", args.key), ("compiler", args.compiler),
+                         ("run_prefix", args.run_prefix), ("deploy_root", args.deploy_root),
+                         ("connect_timeout", args.connect_timeout), ("command_timeout", args.command_timeout)):
+        if value is not None:
+            setattr(p, field, value)
+    if args.no_agent:
+        p.use_agent = False
+    p.validate()
+    return p
+
+
+def connect(args: argparse.Namespace, p: Profile) -> BoardConnection:
+    from .board.ssh import BoardConnection, BoardError, HostKeyUnknown, default_system_known_hosts
+
+    known = [default_system_known_hosts()] + [Path(f) for f in args.known_hosts or []]
+    conn = BoardConnection(p, _ask, known_hosts=known, app_known_hosts=args.app_known_hosts)
+    try:
+        conn.connect()
+    except HostKeyUnknown as exc:
+        if args.accept_host_key and args.accept_host_key == exc.fingerprint_sha256:
+            where = exc.accept(args.app_known_hosts)
+            print(f"accepted {exc.key_type} {exc.fingerprint_sha256} for {exc.host_entry} (saved in {where})",
+                  file=sys.stderr)
+            conn.connect()
+        else:
+            raise BoardError(f"{exc}\nTo trust it, run again with --accept-host-key {exc.fingerprint_sha256}") from exc
+    return conn
+
+
+def _read_texts(path: str | None) -> list[str]:
+    raw = sys.stdin.buffer.read() if path in (None, "-") else Path(str(path)).read_bytes()
+    lines = raw.decode("utf-8", errors="surrogateescape").splitlines()
+    return [line for line in lines if line]
+
+
+def _pieces(v: Divergence, side: str) -> str:
+    pieces = v.host_pieces if side == "host" else v.board_pieces
+    return " ".join(f"{p.shown!r}({p.id})" for p in pieces) or "(none)"
+
+
+def _div_json(v: Divergence) -> dict[str, object]:
+    return {"kind": v.kind, "reason": v.reason, "byte_span": list(v.byte_span),
+            "host": {"ids": [p.id for p in v.host_pieces], "pieces": [p.shown for p in v.host_pieces],
+                     "bytes_hex": v.host_bytes.hex()},
+            "board": {"ids": [p.id for p in v.board_pieces], "pieces": [p.shown for p in v.board_pieces],
+                      "bytes_hex": v.board_bytes.hex()}}
+
+
+def run_json(run: BoardRun, top: int) -> dict[str, object]:
+    c, s = run.checks, run.summary
+    facts = None if c.facts is None else {"uname_m": c.facts.uname_m, "compiler": c.facts.compiler_version,
+                                          "char_signed": c.facts.char_signed}
+    files = {side: None if f is None else {"what": f.what, "size": f.size, "sha256": f.sha256}
+             for side, f in (("host", c.host), ("board", c.board))}
+    vocab = None if c.vocab is None else {
+        "entries_host": c.vocab.entries_a, "entries_board": c.vocab.entries_b,
+        "differences": [{"id": e.id, "host_hex": None if e.a is None else e.a.hex(),
+                         "board_hex": None if e.b is None else e.b.hex()} for e in c.vocab.differences[:top]],
+        "differing": len(c.vocab.differences)}
+    texts = []
+    for i, d in enumerate(run.diffs):
+        texts.append({"index": i, "identical": d.same, "board_error": d.board_error,
+                      "host_ids": list(d.host_ids), "board_ids": None if d.board_ids is None else list(d.board_ids),
+                      "divergences": [_div_json(v) for v in d.divergences]})
+    return {
+        "request": {"mode": run.request.mode, "remote_tokenizer": run.request.remote_tokenizer,
+                    "encoder": run.request.encoder, "host_encoder": run.request.host_encoder},
+        "checks": {"board": facts, "files": files, "same_file": c.same_file, "vocab": vocab, "notes": c.notes},
+        "summary": {"texts": s.texts, "identical": s.identical, "missing": s.missing, "agree": s.agree,
+                    "per_kind": dict(s.per_kind), "host_tokens": s.host_tokens, "board_tokens": s.board_tokens,
+                    "most_frequent": [{"count": n, **_div_json(v)} for v, n in s.most_frequent(top)]},
+        "texts": texts, "board_seconds": run.board_seconds, "host_seconds": run.host_seconds, "build": run.build,
+        "error": run.error,
+    }
+
+
+def print_run(run: BoardRun, top: int) -> None:
+    from .board.diff import KIND_NAMES
+
+    c, s = run.checks, run.summary
+    if c.facts is not None:
+        sign = {True: "signed", False: "unsigned", None: "unknown"}[c.facts.char_signed]
+        print(f"board: {c.facts.uname_m}; compiler: {c.facts.compiler_version or 'not found'}; char is {sign}")
+    for side, f in (("board", c.board), ("host", c.host)):
+        if f is not None:
+            print(f"{side} file: {f.what}: {f.size:,} bytes, sha256 {f.sha256}")
+    if c.same_file is not None:
+        print("tokenizer files: " + ("identical" if c.same_file else "DIFFERENT"))
+    if c.vocab is not None:
+        print(f"vocab.bin entries: host {c.vocab.entries_a:,}, board {c.vocab.entries_b:,}, "
+              f"{len(c.vocab.differences):,} differ")
+        for e in c.vocab.differences[:top]:
+            print(f"  id {e.id}: host {e.a.hex(' ') if e.a is not None else '(none)'} | "
+                  f"board {e.b.hex(' ') if e.b is not None else '(none)'}")
+    for note in c.notes:
+        print(f"note: {note}")
+    print(f"texts: {s.texts:,}; identical: {s.identical:,}; without board ids: {s.missing:,}; "
+          f"tokens host {s.host_tokens:,}, board {s.board_tokens:,}")
+    print(f"time: board {run.board_seconds:.2f} s ({run.request.label}{', ' + run.build if run.build else ''}), "
+          f"host {run.host_seconds:.2f} s")
+    if s.per_kind:
+        print("divergences: " + "; ".join(f"{KIND_NAMES[k]}: {n:,}" for k, n in s.per_kind.most_common()))
+        print("first divergence per text:")
+        for i, d in enumerate(run.diffs[: max(top * 10, 1)]):
+            v = d.first
+            if v is None:
+                continue
+            text = v.host_bytes.decode("utf-8", errors="backslashreplace")
+            print(f"  #{i + 1} at byte {v.byte_span[0]}: {KIND_NAMES[v.kind]} {text!r}: host {_pieces(v, 'host')} | "
+                  f"board {_pieces(v, 'board')} ({v.reason})")
+        print("most frequent divergent spans:")
+        for v, n in s.most_frequent(top):
+            print(f"  {n:>5}x {KIND_NAMES[v.kind]}: host {_pieces(v, 'host')} | board {_pieces(v, 'board')}")
+    for i, d in enumerate(run.diffs):
+        if d.board_ids is None and d.board_error:
+            print(f"  #{i + 1}: {d.board_error}")
+    if run.error:
+        print(f"error: {run.error} (results so far shown)")
+
+
+def cmd_board_diff(args: argparse.Namespace) -> int:
+    from .board.session import DiffRequest, run_diff
+    from .board.ssh import BoardError
+
+    try:
+        p = profile_from_args(args)
+        if args.tokenizer is None:
+            tok = Tokenizer.default()
+        else:
+            tok = Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset)
+        texts = _read_texts(args.file)
+        req = DiffRequest(tuple(texts), args.remote_tokenizer, mode="command" if args.board_cmd else "deploy",
+                          encoder=args.encoder, host_encoder=args.host_encoder, add_special_tokens=args.special,
+                          command=args.board_cmd or "", parser=args.parse, regex=args.regex)
+        if req.mode == "command" and req.parser == "regex" and not req.regex:
+            raise BoardError("--parse regex needs --regex PATTERN (one group: the id)")
+        with connect(args, p) as conn:
+            run = run_diff(conn, req, tok)
+    except (BoardError, TokenizerError, OSError, ValueError) as exc:
+        print(f"tokinspect board: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(run_json(run, args.top), ensure_ascii=False))
+    else:
+        print_run(run, args.top)
+    if run.error or run.summary.missing:
+        return EXIT_ERROR
+    return EXIT_SAME if run.summary.agree else EXIT_DIFFER
+
+
+def cmd_board_profile(args: argparse.Namespace) -> int:
+    from .board.ssh import BoardError, ProfileStore
+
+    store = ProfileStore(args.profiles)
+    try:
+        if args.action == "list":
+            for p in store.load():
+                key = p.key_file or ("ssh-agent" if p.use_agent else "password")
+                print(f"{p.name}\t{p.label}\t{key}\tcompiler={p.compiler}\trun_prefix={p.run_prefix or '-'}")
+        elif args.action == "save":
+            if not args.name:
+                raise BoardError("board profile save needs --name")
+            args.profile = None
+            p = profile_from_args(args)
+            p.name = args.name
+            store.put(p)
+            print(f"saved {p.name} ({p.label}) in {store.path}")
+        else:
+            if not args.name or not store.remove(args.name):
+                raise BoardError(f"no board profile named {args.name!r}")
+            print(f"deleted {args.name}")
+    except BoardError as exc:
+        print(f"tokinspect board: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def _connection_opts(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--profile", help="a saved profile (tokinspect board profile list)")
+    sp.add_argument("--profiles", help="the profile file (default: the app's)")
+    sp.add_argument("--host")
+    sp.add_argument("--port", type=int)
+    sp.add_argument("--user")
+    sp.add_argument("--key", help="private key file (default: ssh-agent, then a password)")
+    sp.add_argument("--no-agent", action="store_true", help="do not use the ssh-agent")
+    sp.add_argument("--compiler", help="the board's C compiler command (default cc)")
+    sp.add_argument("--run-prefix", help="put before the deployed binary, e.g. qemu-aarch64-static")
+    sp.add_argument("--deploy-root", help="where the engine is built on the board (default ~/.cache/tokinspect)")
+    sp.add_argument("--connect-timeout", type=float)
+    sp.add_argument("--command-timeout", type=float)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    b = sub.add_parser("board", help="encode on the board over SSH and diff against the host")
+    bs = b.add_subparsers(dest="board_command", required=True)
+    d = bs.add_parser("diff", help="the board's ids against the host's, per text, classified")
+    _connection_opts(d)
+    d.add_argument("--name", help=argparse.SUPPRESS)
+    d.add_argument("--known-hosts", action="append", help="another known_hosts file to trust (repeatable)")
+    d.add_argument("--app-known-hosts", help="the app's own known_hosts file (accepted keys go there)")
+    d.add_argument("--accept-host-key", metavar="SHA256:...", help="trust an unknown host key with this fingerprint")
+    d.add_argument("--remote-tokenizer", required=True, help="the tokenizer file on the board (vocab.bin, ...)")
+    mode = d.add_mutually_exclusive_group()
+    mode.add_argument("--deploy", action="store_true", help="build and run our engine on the board (default)")
+    mode.add_argument("--command", dest="board_cmd",
+                      help="the board's own tokenizer command: {tokenizer}, {input} (a file of texts, one per line; "
+                           "without it the texts go to stdin)")
+    d.add_argument("--encoder", choices=ENCODERS, default="bpe", help="the deployed engine's encoder")
+    d.add_argument("--parse", choices=("jsonl", "ints", "regex"), default="jsonl", help="--command's output")
+    d.add_argument("--regex", help="--parse regex: a pattern with one group, the id")
+    d.add_argument("--tokenizer", "-t", help="the host's tokenizer (default: the embedded Qwen3)")
+    d.add_argument("--merges")
+    d.add_argument("--preset", choices=PRESETS)
+    d.add_argument("--host-encoder", choices=ENCODERS, default="bpe")
+    d.add_argument("--special", action="store_true", help="add special tokens on both sides")
+    d.add_argument("--json", action="store_true", help="one JSON object")
+    d.add_argument("--top", type=int, default=10, help="rows of lists to print")
+    d.add_argument("file", nargs="?", help="texts, one per line (default: stdin)")
+    d.set_defaults(func=cmd_board_diff)
+    pr = bs.add_parser("profile", help="list, save or delete connection profiles")
+    pr.add_argument("action", choices=("list", "save", "delete"))
+    _connection_opts(pr)
+    pr.add_argument("--name", help="the profile's name (save, delete)")
+    pr.set_defaults(func=cmd_board_profile)

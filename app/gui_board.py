@@ -1,0 +1,320 @@
+"""The Board tab's model: profiles, the connection, a run, and what the tables show.
+
+All SSH work runs in workers. A password or key passphrase the connection
+needs is asked for through `secretNeeded` (the worker waits for the window's
+answer); an unknown host key comes back as `hostKeyUnknown` with its
+fingerprint and is trusted only by `accept_host_key`. Cancel stops the
+board's batch and keeps the texts it answered; a dropped connection is
+reconnected (with the secrets already given) before the next run.
+
+Does not: draw (widgets/board_pane.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from .analysis import TokenSpans
+from .board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
+from .board.session import BoardRun, DiffRequest, run_diff
+from .board.ssh import BoardConnection, BoardError, HostKeyUnknown, Profile, ProfileStore
+from .gui_audit import RowsModel
+from .gui_workers import Runner
+from .tokenizer import Tokenizer
+from .trace_rows import visible
+
+SECRET_WAIT = 300.0     # seconds a worker waits for the user to type a password
+
+
+@dataclass(frozen=True)
+class SideView:
+    text: str
+    spans: TokenSpans
+
+
+def _pieces_text(pieces: tuple[Piece, ...]) -> str:
+    return "  ".join(f"{visible(p.shown)}({p.id})" for p in pieces)
+
+
+def side_view(pieces: list[Piece], marks: list[tuple[int, int]]) -> SideView:
+    """The text a side's tokens spell (invalid bytes as U+FFFD) with each token's UTF-16 span.
+
+    marks: byte ranges to highlight. A token boundary inside a character maps to the character's start.
+    """
+    data = b"".join(p.data or b"" for p in pieces)
+    text = data.decode("utf-8", errors="surrogateescape")
+    u16 = np.zeros(len(data) + 1, dtype=np.int64)
+    b = u = 0
+    for ch in text:
+        cp = ord(ch)
+        nb = 1 if 0xDC80 <= cp <= 0xDCFF else len(ch.encode("utf-8"))
+        u16[b:b + nb] = u
+        b += nb
+        u += 2 if cp > 0xFFFF else 1
+    u16[b] = u
+    lens = np.fromiter((len(p.data or b"") for p in pieces), dtype=np.int64, count=len(pieces))
+    ends = np.cumsum(lens)
+    starts = ends - lens
+    spans = np.stack([u16[starts], u16[ends]], axis=1) if len(pieces) else np.zeros((0, 2), dtype=np.int64)
+    split = np.zeros(len(pieces), dtype=bool)
+    if len(pieces):
+        split = (u16[starts] == np.roll(u16[starts], 1)) & (np.arange(len(pieces)) > 0) & (lens > 0)
+    special = np.fromiter((p.special for p in pieces), dtype=np.uint8, count=len(pieces))
+    mk = np.array([[u16[s], u16[max(e, s)]] for s, e in marks], dtype=np.int64).reshape(-1, 2)
+    shown = text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+    if len(shown) != len(text):     # replacement merged bytes: keep one code unit per byte instead
+        shown = "".join("\ufffd" if 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)
+    return SideView(shown, TokenSpans(spans, special, split, mk))
+
+
+def text_rows(diffs: list[TextDiff]) -> list[tuple[str, ...]]:
+    rows = []
+    for i, d in enumerate(diffs):
+        if d.board_ids is None:
+            result, first = "no board ids", d.board_error or ""
+        elif d.same:
+            result, first = "identical", ""
+        else:
+            result = f"{len(d.divergences)} divergent"
+            first = KIND_NAMES[d.divergences[0].kind]
+        rows.append((str(i + 1), result, first, visible(d.text[:200])))
+    return rows
+
+
+def kind_rows(run: BoardRun, top: int = 30) -> list[tuple[str, ...]]:
+    s = run.summary
+    rows = [(KIND_NAMES[k], f"{c:,}") for k, c in s.per_kind.most_common()]
+    for v, c in s.most_frequent(top):
+        rows.append((f"{visible(v.host_bytes.decode('utf-8', 'replace'))!s}: {_pieces_text(v.host_pieces)} → "
+                     f"{_pieces_text(v.board_pieces)}", f"{c:,}"))
+    return rows
+
+
+def divergence_rows(d: TextDiff) -> list[tuple[str, ...]]:
+    return [(f"{v.byte_span[0]}–{v.byte_span[1]}", KIND_NAMES[v.kind], _pieces_text(v.host_pieces),
+             _pieces_text(v.board_pieces), v.reason) for v in d.divergences]
+
+
+def summary_text(run: BoardRun) -> str:
+    s = run.summary
+    parts = [f"{s.identical:,} of {s.texts:,} texts identical"]
+    if s.missing:
+        parts.append(f"{s.missing:,} without board ids")
+    if s.per_kind:
+        parts.append("divergences: " + ", ".join(f"{KIND_NAMES[k]} {c:,}" for k, c in s.per_kind.most_common()))
+    parts.append(f"board {run.board_seconds:.2f} s ({run.request.label}{', ' + run.build if run.build else ''}), "
+                 f"host {run.host_seconds:.2f} s")
+    text = "; ".join(parts) + "."
+    if run.error:
+        text += f"\n⚠ {run.error} (the results so far are shown)"
+    return text
+
+
+def checks_text(run: BoardRun) -> str:
+    c = run.checks
+    lines = []
+    if c.facts is not None:
+        f = c.facts
+        sign = {True: "signed", False: "unsigned", None: "unknown"}[f.char_signed]
+        lines.append(f"board: {f.uname_m}, compiler {f.compiler_version or 'not found'}, char {sign}")
+    if c.board is not None:
+        lines.append(f"board file {c.board.what}: {c.board.size:,} bytes, sha256 {c.board.sha256}")
+    if c.host is not None:
+        lines.append(f"host file {c.host.what}: {c.host.size:,} bytes, sha256 {c.host.sha256}")
+    if c.same_file is True:
+        lines.append("✔ the board's tokenizer file is the host's")
+    elif c.same_file is False:
+        lines.append("✘ the board's tokenizer file differs from the host's")
+    if c.vocab is not None:
+        d = c.vocab
+        shown = ", ".join(f"id {e.id}: host {e.a.hex(' ') if e.a is not None else '-'} / board "
+                          f"{e.b.hex(' ') if e.b is not None else '-'}" for e in d.differences[:5])
+        lines.append(f"vocab.bin entries: host {d.entries_a:,}, board {d.entries_b:,}; "
+                     f"{len(d.differences):,} differ{': ' + shown if shown else ''}")
+    lines += c.notes
+    return "\n".join(lines)
+
+
+class BoardModel(QObject):
+    statusChanged = Signal(str)
+    connectedChanged = Signal(bool)
+    hostKeyUnknown = Signal(object)     # HostKeyUnknown: ask the user, then accept_host_key()
+    secretNeeded = Signal(str, str)     # kind, prompt: answer with provide_secret()
+    progress = Signal(str, int, int)    # phase, done, total
+    runFinished = Signal(object)        # BoardRun
+    profilesChanged = Signal()
+    failed = Signal(str)
+    busyChanged = Signal(bool)
+
+    def __init__(self, store: ProfileStore | None = None, known_hosts: list[Path] | None = None,
+                 app_known_hosts: Path | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store = store or ProfileStore()
+        self.known_hosts = known_hosts
+        self.app_known_hosts = app_known_hosts
+        self.conn: BoardConnection | None = None
+        self.run: BoardRun | None = None
+        self.texts = RowsModel(("#", "result", "first divergence", "text"), self)
+        self.kinds = RowsModel(("class / most frequent spans", "count"), self)
+        self.divergences = RowsModel(("bytes", "class", "host", "board", "reason"), self)
+        self.current: TextDiff | None = None
+        self._cancel = threading.Event()
+        self._secret_ready = threading.Event()
+        self._secret: str | None = None
+        self._connector = Runner(parent=self)
+        self._connector.finished.connect(self._on_connected)
+        self._connector.failed.connect(self._on_connect_failed)
+        self._runner = Runner(parent=self)
+        self._runner.finished.connect(self._on_run)
+        self._runner.failed.connect(self.failed)
+        for r in (self._connector, self._runner):
+            r.busy.connect(lambda _b: self.busyChanged.emit(self.busy))
+
+    @property
+    def busy(self) -> bool:
+        return self._connector.running or self._runner.running
+
+    @property
+    def connected(self) -> bool:
+        return self.conn is not None and self.conn.is_alive
+
+    # ---- profiles ----------------------------------------------------------------------------------------
+    def profiles(self) -> list[Profile]:
+        try:
+            return self.store.load()
+        except BoardError as exc:
+            self.failed.emit(str(exc))
+            return []
+
+    def save_profile(self, p: Profile) -> None:
+        try:
+            self.store.put(p)
+        except BoardError as exc:
+            self.failed.emit(str(exc))
+            return
+        self.profilesChanged.emit()
+
+    def delete_profile(self, name: str) -> None:
+        try:
+            self.store.remove(name)
+        except BoardError as exc:
+            self.failed.emit(str(exc))
+            return
+        self.profilesChanged.emit()
+
+    # ---- connection --------------------------------------------------------------------------------------
+    def _ask_secret(self, kind: str, prompt: str) -> str | None:
+        """Runs in the worker: asks the window and waits for provide_secret()."""
+        self._secret_ready.clear()
+        self._secret = None
+        self.secretNeeded.emit(kind, prompt)
+        self._secret_ready.wait(SECRET_WAIT)
+        return self._secret
+
+    def provide_secret(self, secret: str | None) -> None:
+        self._secret = secret
+        self._secret_ready.set()
+
+    def connect_board(self, p: Profile) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+            self.connectedChanged.emit(False)
+        self.statusChanged.emit(f"connecting to {p.label}…")
+        known, app_known = self.known_hosts, self.app_known_hosts
+
+        def work(ev: threading.Event, gen: int) -> BoardConnection | HostKeyUnknown:
+            conn = BoardConnection(p, self._ask_secret, known_hosts=known, app_known_hosts=app_known)
+            try:
+                conn.connect()
+            except HostKeyUnknown as exc:
+                return exc
+            return conn
+
+        self._connector.submit(work)
+
+    def accept_host_key(self, exc: HostKeyUnknown, p: Profile) -> None:
+        try:
+            exc.accept(self.app_known_hosts)
+        except OSError as e:
+            self.failed.emit(f"cannot write {self.app_known_hosts}: {e}")
+            return
+        self.connect_board(p)
+
+    def disconnect_board(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+        self.conn = None
+        self.statusChanged.emit("not connected")
+        self.connectedChanged.emit(False)
+
+    def _on_connected(self, r: BoardConnection | HostKeyUnknown) -> None:
+        if isinstance(r, HostKeyUnknown):
+            self.statusChanged.emit("host key not known: refused")
+            self.hostKeyUnknown.emit(r)
+            return
+        self.conn = r
+        self.statusChanged.emit(f"connected to {r.profile.label}")
+        self.connectedChanged.emit(True)
+
+    def _on_connect_failed(self, msg: str) -> None:
+        self.statusChanged.emit("not connected")
+        self.failed.emit(msg)
+
+    # ---- a run -------------------------------------------------------------------------------------------
+    def start(self, req: DiffRequest, tok: Tokenizer) -> None:
+        conn = self.conn
+        if conn is None:
+            self.failed.emit("Connect to a board first.")
+            return
+        if not req.texts:
+            self.failed.emit("No texts: type some (one per line) or open a corpus file.")
+            return
+        self._cancel = cancel = threading.Event()
+
+        def work(ev: threading.Event, gen: int) -> BoardRun:
+            if not conn.is_alive:
+                self.statusChanged.emit("reconnecting…")
+                conn.reconnect()
+                self.statusChanged.emit(f"connected to {conn.profile.label}")
+            return run_diff(conn, req, tok, cancel=cancel, progress=lambda ph, d, n: self.progress.emit(ph, d, n))
+
+        self._runner.submit(work)
+
+    def cancel(self) -> None:
+        """Stops the board's batch; the texts answered so far are kept (the run still reports)."""
+        self._cancel.set()
+
+    def _on_run(self, run: BoardRun) -> None:
+        self.run = run
+        self.texts.set_rows(text_rows(run.diffs))
+        self.kinds.set_rows(kind_rows(run))
+        self.select(next((i for i, d in enumerate(run.diffs) if not d.same), 0 if run.diffs else -1))
+        if self.conn is not None and not self.conn.is_alive:
+            self.statusChanged.emit("connection lost (it is reopened on the next run)")
+            self.connectedChanged.emit(False)
+        self.runFinished.emit(run)
+
+    def select(self, i: int) -> None:
+        if self.run is None or not 0 <= i < len(self.run.diffs):
+            self.current = None
+            self.divergences.set_rows([])
+            return
+        self.current = self.run.diffs[i]
+        self.divergences.set_rows(divergence_rows(self.current))
+
+    def views(self, tok: Tokenizer) -> tuple[SideView, SideView] | None:
+        """Host and board text of the current text, divergent spans marked."""
+        d = self.current
+        if d is None:
+            return None
+        host, board = pieces_of(tok, d.host_ids), pieces_of(tok, d.board_ids or ())
+        hs, bs = byte_starts(host), byte_starts(board)
+        hmarks = [(int(hs[v.host[0]]), int(hs[v.host[1]])) for v in d.divergences]
+        bmarks = [(int(bs[v.board[0]]), int(bs[v.board[1]])) for v in d.divergences]
+        return side_view(host, hmarks), side_view(board, bmarks)

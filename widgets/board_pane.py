@@ -1,0 +1,253 @@
+"""The Board tab: a connection profile, how to encode on the board, the texts,
+then the corpus summary and one text side by side (host above, board below)
+with its divergent spans.
+
+Shows what app/gui_board.py gives it and forwards the user's actions as
+signals; it runs nothing itself.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokinspect.gui_audit import RowsModel
+
+from .token_text import TokenTextEdit
+
+PARSERS = ("jsonl", "ints", "regex")
+
+
+def _table(model: RowsModel, widths: tuple[int, ...]) -> QTableView:
+    t = QTableView()
+    t.setModel(model)
+    t.verticalHeader().setVisible(False)
+    t.horizontalHeader().setStretchLastSection(True)
+    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    t.setWordWrap(False)
+    t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
+    for col, w in enumerate(widths):
+        t.setColumnWidth(col, w)
+    return t
+
+
+def _labelled(label: QLabel, w: QWidget) -> QWidget:
+    box = QWidget()
+    v = QVBoxLayout(box)
+    v.setContentsMargins(0, 0, 0, 0)
+    v.addWidget(label)
+    v.addWidget(w, 1)
+    return box
+
+
+class ProfileForm(QGroupBox):
+    """Name, host, port, user, key or agent, and the board's compiler and run prefix."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Board", parent)
+        form = QFormLayout(self)
+        self.profiles = QComboBox()
+        self.profiles.setToolTip("Saved profiles (passwords and passphrases are never saved)")
+        self.save = QPushButton("Save")
+        self.delete = QPushButton("Delete")
+        row = QHBoxLayout()
+        row.addWidget(self.profiles, 1)
+        row.addWidget(self.save)
+        row.addWidget(self.delete)
+        form.addRow("Profile", row)
+        self.name = QLineEdit()
+        self.host = QLineEdit()
+        self.host.setPlaceholderText("192.168.1.50")
+        self.port = QSpinBox()
+        self.port.setRange(1, 65535)
+        self.port.setValue(22)
+        self.user = QLineEdit()
+        self.key_file = QLineEdit()
+        self.key_file.setPlaceholderText("~/.ssh/id_ed25519 (empty: agent or password)")
+        self.use_agent = QCheckBox("use ssh-agent")
+        self.compiler = QLineEdit("cc")
+        self.compiler.setToolTip("The board's C compiler command (used to build the deployed engine)")
+        self.run_prefix = QLineEdit()
+        self.run_prefix.setPlaceholderText("(none)  e.g. qemu-aarch64-static")
+        for label, w in (("Name", self.name), ("Host", self.host), ("Port", self.port), ("User", self.user),
+                         ("Key file", self.key_file), ("", self.use_agent), ("Compiler", self.compiler),
+                         ("Run prefix", self.run_prefix)):
+            form.addRow(label, w)
+        self.connect_button = QPushButton("Connect")
+        self.status = QLabel("not connected")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow(self.connect_button, self.status)
+
+
+class EncodeForm(QGroupBox):
+    """Deploy our engine, or run the board's own tokenizer command."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Encode on the board", parent)
+        form = QFormLayout(self)
+        self.deploy = QRadioButton("deploy tokcore")
+        self.deploy.setToolTip("Upload the engine's C sources, build them with the board's compiler "
+                               "(reused while the sources are unchanged), run tokcore encode --jsonl")
+        self.command_mode = QRadioButton("board's own command")
+        self.mode = QButtonGroup(self)
+        self.mode.addButton(self.deploy)
+        self.mode.addButton(self.command_mode)
+        self.deploy.setChecked(True)
+        row = QHBoxLayout()
+        row.addWidget(self.deploy)
+        row.addWidget(self.command_mode)
+        row.addStretch(1)
+        form.addRow(row)
+        self.remote_tokenizer = QLineEdit()
+        self.remote_tokenizer.setPlaceholderText("/path/on/board/vocab.bin or tokenizer.json")
+        form.addRow("Board tokenizer", self.remote_tokenizer)
+        self.encoder = QComboBox()
+        self.encoder.addItems(["bpe", "rank", "greedy"])
+        form.addRow("Encoder", self.encoder)
+        self.command = QLineEdit()
+        self.command.setPlaceholderText("./probe --vocab {tokenizer} {input}")
+        self.command.setToolTip("Run on the board. {tokenizer}: the board tokenizer path; {input}: an uploaded "
+                                "file with one text per line (without {input} the texts go to stdin). "
+                                "Paths are quoted; texts never enter the command line.")
+        form.addRow("Command", self.command)
+        self.parser = QComboBox()
+        self.parser.addItems(list(PARSERS))
+        self.parser.setToolTip("jsonl: one JSON object with \"ids\" (or an array) per text; ints: integers "
+                               "separated by spaces or commas, one line per text; regex: one group per id")
+        self.regex = QLineEdit()
+        self.regex.setPlaceholderText(r"id=(\d+)")
+        row = QHBoxLayout()
+        row.addWidget(self.parser)
+        row.addWidget(self.regex, 1)
+        form.addRow("Output", row)
+        self.special = QCheckBox("add special tokens")
+        form.addRow("", self.special)
+        self.mode.buttonToggled.connect(lambda *_: self._sync())
+        self.parser.currentTextChanged.connect(lambda *_: self._sync())
+        self._sync()
+
+    def _sync(self) -> None:
+        deploy = self.deploy.isChecked()
+        self.encoder.setEnabled(deploy)
+        for w in (self.command, self.parser):
+            w.setEnabled(not deploy)
+        self.regex.setEnabled(not deploy and self.parser.currentText() == "regex")
+
+
+class BoardPane(QWidget):
+    connectRequested = Signal()
+    runRequested = Signal()
+    cancelRequested = Signal()
+    saveProfile = Signal()
+    deleteProfile = Signal()
+    profileChosen = Signal(str)
+    openCorpus = Signal()
+    textChosen = Signal(int)
+    divergenceChosen = Signal(int)
+
+    def __init__(self, texts: RowsModel, kinds: RowsModel, divergences: RowsModel,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        outer = QHBoxLayout(self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(self.splitter)
+        # left: what to run
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        self.profile = ProfileForm()
+        self.encode = EncodeForm()
+        lv.addWidget(self.profile)
+        lv.addWidget(self.encode)
+        bar = QHBoxLayout()
+        self.corpus_button = QPushButton("Open corpus…")
+        self.corpus_label = QLabel("texts below, one per line")
+        bar.addWidget(self.corpus_button)
+        bar.addWidget(self.corpus_label, 1)
+        lv.addLayout(bar)
+        self.input = QPlainTextEdit()
+        self.input.setPlaceholderText("One text per line (or open a corpus file)")
+        lv.addWidget(self.input, 1)
+        run = QHBoxLayout()
+        self.run_button = QPushButton("Encode on board and diff")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v / %m")
+        run.addWidget(self.run_button)
+        run.addWidget(self.cancel_button)
+        run.addWidget(self.progress, 1)
+        lv.addLayout(run)
+        self.splitter.addWidget(left)
+        # right: what came back
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        self.checks = QLabel("Connect, then encode: the checks (tokenizer file sha256, uname -m, compiler, "
+                             "char signedness) show here.")
+        self.checks.setWordWrap(True)
+        self.checks.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        rv.addWidget(self.checks)
+        rv.addWidget(self.summary)
+        vsplit = QSplitter(Qt.Orientation.Vertical)
+        top = QSplitter(Qt.Orientation.Horizontal)
+        self.texts = _table(texts, (50, 110, 120))
+        self.kinds = _table(kinds, (200, 60))
+        top.addWidget(_labelled(QLabel("Texts"), self.texts))
+        top.addWidget(_labelled(QLabel("Divergences by class / most frequent spans"), self.kinds))
+        top.setSizes([520, 380])
+        vsplit.addWidget(top)
+        self.label_host, self.label_board = QLabel("host"), QLabel("board")
+        self.text_host, self.text_board = TokenTextEdit(read_only=True), TokenTextEdit(read_only=True)
+        vsplit.addWidget(_labelled(self.label_host, self.text_host))
+        vsplit.addWidget(_labelled(self.label_board, self.text_board))
+        self.divergences = _table(divergences, (80, 130, 200, 200))
+        vsplit.addWidget(_labelled(QLabel("Divergent spans of this text"), self.divergences))
+        vsplit.setSizes([220, 110, 110, 180])
+        rv.addWidget(vsplit, 1)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([380, 820])
+        # forward
+        self.profile.connect_button.clicked.connect(self.connectRequested)
+        self.profile.save.clicked.connect(self.saveProfile)
+        self.profile.delete.clicked.connect(self.deleteProfile)
+        self.profile.profiles.activated.connect(lambda _i: self.profileChosen.emit(self.profile.profiles.currentText()))
+        self.corpus_button.clicked.connect(self.openCorpus)
+        self.run_button.clicked.connect(self.runRequested)
+        self.cancel_button.clicked.connect(self.cancelRequested)
+        self.texts.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.textChosen.emit(cur.row()))
+        self.divergences.selectionModel().currentRowChanged.connect(
+            lambda cur, _prev: self.divergenceChosen.emit(cur.row()))
+
+    def set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.profile.connect_button.setEnabled(not running)
+
+    def set_progress(self, done: int, total: int) -> None:
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
