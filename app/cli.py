@@ -163,9 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("path", nargs="?")
     i.set_defaults(func=cmd_info)
 
+    from .cli_board import register as register_board
+    from .cli_sample import register as register_sample
     from .cli_vocab import register
 
     register(sub)
+    register_board(sub)
+    register_sample(sub)
     return p
 
 

@@ -21,6 +21,7 @@ UNITS = {
     "test_regex.c": ["regex.c", "common.c", "unicode.c"],
     "test_greedy.c": ["greedy.c", "common.c"],
     "test_vocabbin.c": ["*"],   # compiles tokenizers: the whole engine
+    "test_sampler.c": ["sampler.c", "logits.c", "common.c"],
 }
 
 FLAGS = {

@@ -16,6 +16,7 @@
 #include "../src/platform.h"
 #include "../src/tokcore.h"
 #include "request.h"
+#include "sample.h"
 #include "sha256.h"
 
 #define MAX_FILE_BYTES ((size_t)1 << 30) /* 1 GiB per tokenizer file */
@@ -27,6 +28,7 @@ static const char USAGE[] =
     "                      [--json] [--jsonl | TEXT]\n"
     "       tokcore decode --tokenizer PATH [LOAD OPTIONS] [--skip-special] [--jsonl | ID...]\n"
     "       tokcore info   --tokenizer PATH [LOAD OPTIONS]\n"
+    "       tokcore sample --logits FILE --preset P [...] (tokcore sample --help)\n"
     "       tokcore version | --help\n"
     "\n"
     "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|cl100k|o200k|llama3|gpt2\n"
@@ -468,6 +470,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (is_flag(cmd, "--help") || is_flag(cmd, "-h") || is_flag(cmd, "help")) { fputs(USAGE, stdout); return EXIT_OK; }
     if (is_flag(cmd, "version") || is_flag(cmd, "--version")) { printf("tokcore %s\n", TC_VERSION); return EXIT_OK; }
+    if (is_flag(cmd, "sample")) return tokcore_sample_main(argc, argv);
     if (!is_flag(cmd, "encode") && !is_flag(cmd, "decode") && !is_flag(cmd, "info"))
         return usage_error("unknown command %s", cmd);
     for (int i = 2; i < argc; i++)

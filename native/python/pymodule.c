@@ -16,6 +16,8 @@
 #include "../src/regex.h"
 #include "../src/pretok.h"
 #include "../src/vocabbin.h"
+#include "../src/sampler.h"
+#include "../src/logits.h"
 
 #define MAX_FILE_BYTES ((size_t)2 << 30)
 
@@ -518,7 +520,186 @@ static PyObject *mod_vbin_entries(PyObject *mod, PyObject *args) {
     return res;
 }
 
+/* ---- sampler and logits files ------------------------------------------------ */
+
+/* "a,b,c" names -> indexes by `lookup`; returns the count or -1 */
+static int split_names(const char *s, int (*lookup)(const char *, int *), int *out, int max) {
+    char buf[256];
+    int n = 0;
+    if (strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    for (char *tok = buf; tok && *tok;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = 0;
+        if (n == max || lookup(tok, &out[n]) != 0) return -1;
+        n++;
+        tok = comma ? comma + 1 : NULL;
+    }
+    return n;
+}
+
+static int stage_lookup(const char *name, int *out) {
+    tc_stage_kind k;
+    if (tc_stage_from_name(name, &k) != 0) return -1;
+    *out = (int)k;
+    return 0;
+}
+
+/* "stage=engine" -> stage * 16 + semantics */
+static int sem_lookup(const char *name, int *out) {
+    const char *eq = strchr(name, '=');
+    char st[32];
+    tc_stage_kind k;
+    tc_semantics sem;
+    if (!eq || (size_t)(eq - name) >= sizeof st) return -1;
+    memcpy(st, name, (size_t)(eq - name));
+    st[eq - name] = 0;
+    if (tc_stage_from_name(st, &k) != 0 || tc_semantics_from_name(eq + 1, &sem) != 0) return -1;
+    *out = (int)k * 16 + (int)sem;
+    return 0;
+}
+
+/* sampler_run(logits: float32 buffer, preset, temperature, top_k, top_p, min_p,
+ *             seed, order: "a,b", semantics: "stage=engine,..", n_draws) -> dict */
+static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    const char *preset, *order, *semantics;
+    float T, tp, mp;
+    int top_k;
+    unsigned long long seed;
+    Py_ssize_t n_draws;
+    if (!PyArg_ParseTuple(args, "y*sfiffKssn", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &n_draws))
+        return NULL;
+    tc_sampler_params p;
+    memset(&p, 0, sizeof p);
+    p.temperature = T; p.top_k = top_k; p.top_p = tp; p.min_p = mp; p.seed = seed;
+    for (int i = 0; i < 4; i++) p.semantics[i] = TC_SEM_LLAMA;
+    int idx[4];
+    PyObject *res = NULL;
+    if (b.len % 4 != 0 || b.len == 0 || b.len / 4 > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "logits: need 1..2^31-1 float32 values (%zd bytes)", b.len);
+        goto out;
+    }
+    if (n_draws < 0 || n_draws > 100000000) { PyErr_Format(PyExc_ValueError, "n_draws %zd out of range", n_draws); goto out; }
+    if (tc_sampler_preset_from_name(preset, &p.preset) != 0) { PyErr_Format(PyExc_ValueError, "unknown preset %s", preset); goto out; }
+    int no = split_names(order, stage_lookup, idx, 4);
+    if (no < 0) { PyErr_Format(PyExc_ValueError, "bad stage order %s", order); goto out; }
+    p.n_order = no;
+    for (int i = 0; i < no; i++) p.order[i] = (tc_stage_kind)idx[i];
+    int ns = split_names(semantics, sem_lookup, idx, 4);
+    if (ns < 0) { PyErr_Format(PyExc_ValueError, "bad semantics %s", semantics); goto out; }
+    for (int i = 0; i < ns; i++) p.semantics[idx[i] / 16] = (tc_semantics)(idx[i] % 16);
+    tc_sresult r;
+    tc_error err = {0};
+    tc_draw_state st;
+    int32_t *draws = malloc((size_t)(n_draws ? n_draws : 1) * sizeof *draws);
+    if (!draws) { PyErr_NoMemory(); goto out; }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tc_sampler_run((const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
+    if (rc == TC_OK) rc = tc_sampler_draw(&r, &p, (uint32_t)n_draws, draws, &st, &err);
+    Py_END_ALLOW_THREADS
+    if (rc != TC_OK) {
+        if (rc == TC_ERR_NOMEM) PyErr_NoMemory();
+        else PyErr_Format(PyExc_ValueError, "%s", err.msg);
+        tc_sresult_free(&r);
+        free(draws);
+        goto out;
+    }
+    PyObject *stages = PyList_New(r.n_stages);
+    for (int i = 0; stages && i < r.n_stages; i++) {
+        const tc_sstage *g = &r.stages[i];
+        PyObject *t = Py_BuildValue("(sy#y#ddns)", g->name, (const char *)g->ids, (Py_ssize_t)(g->n * sizeof(int32_t)),
+                                    (const char *)g->probs, (Py_ssize_t)(g->n * sizeof(double)), g->kept_mass,
+                                    g->entropy_bits, (Py_ssize_t)g->n, g->cutoff);
+        if (!t) { Py_CLEAR(stages); break; }
+        PyList_SET_ITEM(stages, i, t);
+    }
+    if (stages)
+        res = Py_BuildValue("{s:s,s:N,s:O,s:s,s:y#,s:s,s:s}", "preset", tc_sampler_preset_name(r.preset), "stages", stages,
+                            "greedy", r.greedy ? Py_True : Py_False, "notes", r.notes, "draws", (const char *)draws,
+                            (Py_ssize_t)(n_draws * (Py_ssize_t)sizeof(int32_t)), "rng_before", st.before, "rng_after", st.after);
+    tc_sresult_free(&r);
+    free(draws);
+out:
+    PyBuffer_Release(&b);
+    return res;
+}
+
+/* rng_outputs(kind, seed, n) -> list: "xorshift64*" (u64 outputs), "xorshift64*-f32"
+ * (ds4 floats), "mt19937" (u32), "canonical" (doubles), "glibc" (rand()) */
+static PyObject *mod_rng_outputs(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *kind;
+    unsigned long long seed;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "sKn", &kind, &seed, &n)) return NULL;
+    if (n < 0 || n > 10000000) return PyErr_Format(PyExc_ValueError, "n out of range");
+    PyObject *l = PyList_New(n);
+    if (!l) return NULL;
+    uint64_t x = seed;
+    tc_mt19937 *mt = malloc(sizeof *mt);
+    tc_glibc_rand g;
+    if (!mt) { Py_DECREF(l); return PyErr_NoMemory(); }
+    tc_mt19937_seed(mt, (uint32_t)seed);
+    tc_glibc_srand(&g, (uint32_t)seed);
+    int k = strcmp(kind, "xorshift64*") == 0 ? 0 : strcmp(kind, "xorshift64*-f32") == 0 ? 1 : strcmp(kind, "mt19937") == 0 ? 2
+          : strcmp(kind, "canonical") == 0 ? 3 : strcmp(kind, "glibc") == 0 ? 4 : -1;
+    if (k < 0) { free(mt); Py_DECREF(l); return PyErr_Format(PyExc_ValueError, "unknown rng %s", kind); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v;
+        switch (k) {
+        case 0: v = PyLong_FromUnsignedLongLong(tc_xorshift64s_next(&x)); break;
+        case 1: v = PyFloat_FromDouble(tc_xorshift64s_f32(&x)); break;
+        case 2: v = PyLong_FromUnsignedLong(tc_mt19937_next(mt)); break;
+        case 3: v = PyFloat_FromDouble(tc_mt19937_canonical(mt)); break;
+        default: v = PyLong_FromLong(tc_glibc_rand_next(&g)); break;
+        }
+        if (!v) { free(mt); Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, i, v);
+    }
+    free(mt);
+    return l;
+}
+
+/* logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text_values: bytes | None) */
+static PyObject *mod_logits_open(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path, *fmt_name;
+    unsigned long vocab;
+    if (!PyArg_ParseTuple(args, "ssk", &path, &fmt_name, &vocab)) return NULL;
+    tc_logits_format fmt;
+    if (tc_logits_format_from_name(fmt_name, &fmt) != 0) return PyErr_Format(PyExc_ValueError, "unknown logits format %s", fmt_name);
+    if (vocab > INT32_MAX) return PyErr_Format(PyExc_ValueError, "vocabulary size %lu too large", vocab);
+    tc_file f;
+    tc_logits l;
+    tc_error err = {0};
+    int r;
+    memset(&l, 0, sizeof l);
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_file_read(path, (size_t)1 << 40, &f, &err);
+    if (r == TC_OK) {
+        r = tc_logits_parse(f.data, f.len, fmt, (uint32_t)vocab, &l, &err);
+        if (r != TC_OK) tc_error_prefix(&err, ": "), tc_error_prefix(&err, path);
+        tc_file_free(&f);
+    }
+    Py_END_ALLOW_THREADS
+    if (r != TC_OK) { tc_logits_free(&l); return raise_tc(&err); }
+    PyObject *text;
+    if (l.text_values) text = PyBytes_FromStringAndSize((const char *)l.text_values, (Py_ssize_t)((size_t)l.steps * l.vocab * 4));
+    else { text = Py_None; Py_INCREF(text); }
+    PyObject *res = text ? Py_BuildValue("(ssnkkN)", tc_logits_format_name(l.format), tc_logits_dtype_name(l.dtype),
+                                         (Py_ssize_t)l.offset, (unsigned long)l.steps, (unsigned long)l.vocab, text)
+                         : NULL;
+    tc_logits_free(&l);
+    return res;
+}
+
 static PyMethodDef mod_methods[] = {
+    {"sampler_run", mod_sampler_run, METH_VARARGS, "sampler_run(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, n_draws) -> dict"},
+    {"rng_outputs", mod_rng_outputs, METH_VARARGS, "rng_outputs(kind, seed, n) -> list (for known-answer tests)"},
+    {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
     {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False) -> list of (start, end) byte spans"},

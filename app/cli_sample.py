@@ -1,0 +1,94 @@
+"""`tokinspect sample`: the sampler of a preset on one row of a logits file.
+
+  tokinspect sample --logits FILE [--format npy|f32|f16|bf16|text] [--vocab N | --tokenizer T]
+                    [--step I] --preset ds4|llama.cpp|kestrel|hf|custom [--temperature T] [--top-k K]
+                    [--top-p P] [--min-p M] [--seed S] [--draws N] [--order a,b,..]
+                    [--semantics stage=engine,..] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from .sampling import LOGITS_FORMATS, PRESETS, SamplerSettings, draw, open_logits, run_stages
+
+
+def _settings(args: argparse.Namespace) -> SamplerSettings:
+    order = tuple(x for x in args.order.split(",") if x) if args.order else None
+    sem = dict(kv.split("=", 1) for kv in args.semantics.split(",") if kv) if args.semantics else None
+    return SamplerSettings(preset=args.preset, temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+                           min_p=args.min_p, seed=args.seed, order=order, semantics=sem)
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    try:
+        return _sample(args)
+    except ValueError as exc:   # bad settings, a file that does not parse, a step out of range
+        print(f"tokinspect sample: {exc}", file=sys.stderr)
+        return 2
+    except IndexError as exc:
+        print(f"tokinspect sample: {exc}", file=sys.stderr)
+        return 2
+
+
+def _sample(args: argparse.Namespace) -> int:
+    vocab = args.vocab
+    if args.tokenizer:
+        from .tokenizer import Tokenizer
+
+        vocab = Tokenizer.from_file(args.tokenizer).vocab_size
+    src = open_logits(args.logits, vocab, args.format)
+    row = np.array(src.row(args.step), dtype=np.float32)
+    s = _settings(args)
+    res = run_stages(row, s)
+    d = draw(row, s, args.draws)
+    if args.json:
+        out = {"preset": res.preset, "greedy": res.greedy,
+               "stages": [{"name": st.name, "ids": st.ids.tolist(), "probs": st.probs.tolist(), "kept": st.kept,
+                           "kept_mass": st.kept_mass, "entropy_bits": st.entropy_bits, "cutoff": st.cutoff}
+                          for st in res.stages],
+               "draws": d.ids.tolist(), "rng_before": d.rng_before, "rng_after": d.rng_after, "notes": res.notes,
+               "source": src.label, "step": args.step}
+        print(json.dumps(out))
+        return 0
+    info = PRESETS[res.preset]
+    print(f"{src.label}, step {args.step}; preset {res.preset}{' (greedy)' if res.greedy else ''}"
+          f"{'' if info.reproducible else ' (draw not reproducible)'}")
+    for st in res.stages:
+        print(f"{st.name:<12} kept {st.kept:<7} mass {st.kept_mass:.6f}  "
+              f"entropy {st.entropy_bits:.4f} bits  {st.cutoff}")
+        top = np.argsort(-st.probs, kind="stable")[:10]
+        for i in top:
+            print(f"    id {int(st.ids[i]):<8} p {st.probs[i]:.6f}")
+        if st.kept > len(top):
+            print(f"    ... {st.kept - len(top)} more")
+    print(f"rng before: {d.rng_before}\nrng after:  {d.rng_after}")
+    print("draws:", " ".join(str(int(x)) for x in d.ids))
+    for n in res.notes:
+        print(f"note: {n}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    sp = sub.add_parser("sample", help="sampler stages and exact draws of an engine preset on a logits file")
+    sp.add_argument("--logits", required=True, help=".npy, raw f32/f16/bf16 or text (one value per line)")
+    sp.add_argument("--format", choices=LOGITS_FORMATS, help="default: detected (npy magic, text, file extension)")
+    g = sp.add_mutually_exclusive_group()
+    g.add_argument("--vocab", type=int, help="vocabulary size (raw formats)")
+    g.add_argument("--tokenizer", "-t", help="tokenizer whose vocabulary size to use")
+    sp.add_argument("--step", type=int, default=0, help="row of a 2-D file (default 0)")
+    sp.add_argument("--preset", choices=list(PRESETS), required=True)
+    sp.add_argument("--temperature", type=float, default=0.8)
+    sp.add_argument("--top-k", type=int, default=40)
+    sp.add_argument("--top-p", type=float, default=0.95)
+    sp.add_argument("--min-p", type=float, default=0.05)
+    sp.add_argument("--seed", type=int, default=42)
+    sp.add_argument("--draws", type=int, default=1, help="draws in a row from one RNG seeded once")
+    sp.add_argument("--order", help="custom: stage order, e.g. temperature,top_k,top_p,min_p")
+    sp.add_argument("--semantics", help="custom: per-stage engine rule, e.g. top_p=llama.cpp,min_p=ds4")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_sample)

@@ -1,0 +1,266 @@
+"""The sampler of the native engine (native/src/sampler.c), stage by stage.
+
+Presets reproduce engines bit for bit on the same logits and seed (ds4,
+llama.cpp, kestrel); `hf` follows transformers' order and rules but its draw
+(torch.multinomial) is not reproducible; `custom` lets the user order the
+stages and pick each stage's rule. Logits files (.npy, raw float32/float16/
+bfloat16, text) are memory-mapped: `open_logits` parses the header in C and
+maps the values with numpy, so a 1 GB file opens at once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import _tokcore
+
+STAGES: tuple[str, ...] = ("temperature", "top_k", "top_p", "min_p")
+SEMANTICS: tuple[str, ...] = ("ds4", "llama.cpp", "kestrel", "hf")
+LOGITS_FORMATS: tuple[str, ...] = ("npy", "f32", "f16", "bf16", "text")
+
+
+@dataclass(frozen=True)
+class PresetInfo:
+    name: str
+    order: tuple[str, ...]      # stages after "input", in the engine's order
+    reproducible: bool          # the draw matches the engine bit for bit
+    summary: str
+
+
+PRESETS: dict[str, PresetInfo] = {
+    "ds4": PresetInfo(
+        "ds4", ("top_k", "temperature", "min_p", "top_p"), True,
+        "antirez/ds4: T<=0 argmax; top-k capped at 1024 (insertion sort, ties keep the lower id); "
+        "float expf((v-max)/T); min-p relative to the top, then top-p on the running sum; xorshift64*."),
+    "llama.cpp": PresetInfo(
+        "llama.cpp", ("top_k", "top_p", "min_p", "temperature"), True,
+        "llama.cpp default chain: top-k, top-p, min-p on the untempered logits, temperature last; "
+        "dist draws with std::mt19937 (two outputs per draw, also at T<=0)."),
+    "kestrel": PresetInfo(
+        "kestrel", ("temperature", "ban", "top_k", "min_p", "top_p"), True,
+        "kestrel-llm (RK3588): greedy when T<=0 or top-p<=0; ids 0, 1, 3 banned; top-p on probabilities "
+        "not renormalized after top-k/min-p; glibc rand()."),
+    "hf": PresetInfo(
+        "hf", ("temperature", "top_k", "top_p", "min_p"), False,
+        "transformers: temperature, top-k, top-p, min-p, keeping at least one token; the draw "
+        "(torch.multinomial) is not reproducible."),
+    "custom": PresetInfo(
+        "custom", STAGES, False,
+        "Your own order and per-stage rules; drawn with xorshift64* over the final probabilities."),
+}
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    preset: str = "llama.cpp"
+    temperature: float = 0.8
+    top_k: int = 40
+    top_p: float = 0.95
+    min_p: float = 0.05
+    seed: int = 42
+    order: tuple[str, ...] | None = None            # custom only (default: STAGES)
+    semantics: dict[str, str] | None = None          # custom only: stage -> one of SEMANTICS (default llama.cpp)
+
+
+@dataclass
+class Stage:
+    name: str
+    ids: np.ndarray          # int32, in the engine's order
+    probs: np.ndarray        # float64, same order, renormalized over the kept set
+    kept: int
+    kept_mass: float         # mass of the kept set in the previous stage's distribution
+    entropy_bits: float
+    cutoff: str
+
+
+@dataclass
+class SampleResult:
+    preset: str
+    stages: list[Stage]      # stages[0] is "input"; stages[-1] is the final distribution
+    greedy: bool
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Draws:
+    ids: np.ndarray          # int32
+    rng_before: str
+    rng_after: str
+
+
+def _check(s: SamplerSettings) -> None:
+    if s.preset not in PRESETS:
+        raise ValueError(f"unknown preset {s.preset!r} (one of {', '.join(PRESETS)})")
+    if not 0 <= s.seed < 2**64:
+        raise ValueError(f"seed {s.seed} outside 0..2^64-1")
+    if s.preset in ("llama.cpp", "kestrel") and s.seed >= 2**32:
+        raise ValueError(f"{s.preset} seeds a 32-bit RNG: seed {s.seed} outside 0..2^32-1")
+    if not -(2**31) <= s.top_k < 2**31:
+        raise ValueError(f"top_k {s.top_k} outside the int32 range")
+    for st in s.order or ():
+        if st not in STAGES:
+            raise ValueError(f"unknown stage {st!r} (one of {', '.join(STAGES)})")
+    for st, sem in (s.semantics or {}).items():
+        if st not in STAGES or sem not in SEMANTICS:
+            raise ValueError(f"bad semantics {st}={sem} (stages {STAGES}, engines {SEMANTICS})")
+
+
+def _row(logits_row: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(logits_row, dtype=np.float32)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"need one non-empty row of logits, got shape {a.shape}")
+    return a
+
+
+def _call(logits_row: np.ndarray, s: SamplerSettings, n: int) -> dict:
+    _check(s)
+    order = ",".join(s.order if s.order is not None else STAGES) if s.preset == "custom" else ""
+    sem = ",".join(f"{k}={v}" for k, v in (s.semantics or {}).items()) if s.preset == "custom" else ""
+    return _tokcore.sampler_run(_row(logits_row), s.preset, float(s.temperature), int(s.top_k), float(s.top_p),
+                                float(s.min_p), int(s.seed), order, sem, int(n))
+
+
+def run_stages(logits_row: np.ndarray, s: SamplerSettings) -> SampleResult:
+    """Every stage of the preset's chain on one row of logits."""
+    raw = _call(logits_row, s, 0)
+    stages = [Stage(name, np.frombuffer(ids, dtype=np.int32), np.frombuffer(probs, dtype=np.float64), int(kept),
+                    float(mass), float(h), cut)
+              for name, ids, probs, mass, h, kept, cut in raw["stages"]]
+    notes = [x for x in raw["notes"].split("\n") if x]
+    return SampleResult(raw["preset"], stages, bool(raw["greedy"]), notes)
+
+
+def draw(logits_row: np.ndarray, s: SamplerSettings, n: int = 1) -> Draws:
+    """n draws in a row from one RNG seeded once with s.seed (as the engine over n steps with these logits)."""
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    raw = _call(logits_row, s, n)
+    return Draws(np.frombuffer(raw["draws"], dtype=np.int32).copy(), raw["rng_before"], raw["rng_after"])
+
+
+def empirical(draws_ids: np.ndarray, final: Stage) -> np.ndarray:
+    """Counts of each final candidate (in final.ids order) among the draws; a draw outside them raises."""
+    ids = np.asarray(draws_ids, dtype=np.int64)
+    order = np.argsort(final.ids, kind="stable")
+    sorted_ids = final.ids[order].astype(np.int64)
+    pos = np.searchsorted(sorted_ids, ids)
+    ok = (pos < len(sorted_ids)) & (sorted_ids[np.minimum(pos, len(sorted_ids) - 1)] == ids)
+    if not ok.all():
+        bad = ids[~ok][0]
+        raise ValueError(f"draw {bad} is not a final candidate")
+    counts = np.zeros(len(final.ids), dtype=np.int64)
+    np.add.at(counts, order[pos], 1)
+    return counts
+
+
+def _gammaincc(a: float, x: float) -> float:
+    """Regularized upper incomplete gamma Q(a, x) (series below a+1, continued fraction above)."""
+    if x <= 0:
+        return 1.0
+    lg = math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(10000):
+            ap += 1
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(-x + a * math.log(x) - lg))
+    b = x + 1 - a
+    c = 1e300
+    d = 1 / b
+    h = d
+    for i in range(1, 10000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1e-300 if abs(d) < 1e-300 else d
+        c = b + an / c
+        c = 1e-300 if abs(c) < 1e-300 else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(-x + a * math.log(x) - lg) * h)
+
+
+def chi_square(counts: np.ndarray, probs: np.ndarray) -> tuple[float, int, float]:
+    """Pearson's chi-square of counts against probs: (statistic, degrees of freedom, p-value).
+
+    Categories with zero probability are left out (a count there makes the statistic inf, p 0)."""
+    c = np.asarray(counts, dtype=np.float64)
+    p = np.asarray(probs, dtype=np.float64)
+    total = c.sum()
+    zero = p <= 0
+    if (c[zero] > 0).any():
+        return math.inf, int((~zero).sum()) - 1, 0.0
+    c, p = c[~zero], p[~zero] / p[~zero].sum()
+    dof = len(c) - 1
+    if dof <= 0 or total == 0:
+        return 0.0, max(dof, 0), 1.0
+    expected = total * p
+    stat = float(((c - expected) ** 2 / expected).sum())
+    return stat, dof, _gammaincc(dof / 2.0, stat / 2.0)
+
+
+# ---- logits sources -----------------------------------------------------------------
+
+_DTYPES = {"float32": "<f4", "float16": "<f2", "float64": "<f8", "bfloat16": "<u2"}
+
+
+@dataclass
+class LogitsSource:
+    """Rows of logits: .steps rows of .vocab values; .row(i) is float32 (a view on the map for float32 files)."""
+
+    steps: int
+    vocab: int
+    label: str
+    path: Path | None
+    _data: np.ndarray  # [steps, vocab] in the file's dtype (memmap) or float32
+    _dtype: str = "float32"
+
+    def row(self, i: int) -> np.ndarray:
+        if not 0 <= i < self.steps:
+            raise IndexError(f"step {i} outside 0..{self.steps - 1}")
+        r = self._data[i]
+        if self._dtype == "bfloat16":
+            return (r.astype(np.uint32) << 16).view(np.float32)
+        if r.dtype != np.float32:
+            with np.errstate(over="ignore"):
+                return r.astype(np.float32)
+        return r
+
+    @classmethod
+    def from_array(cls, values: np.ndarray, label: str) -> LogitsSource:
+        a = np.ascontiguousarray(values, dtype=np.float32)
+        if a.ndim == 1:
+            a = a.reshape(1, -1)
+        if a.ndim != 2 or a.shape[1] == 0 or a.shape[0] == 0:
+            raise ValueError(f"need [vocab] or [steps, vocab] logits, got shape {a.shape}")
+        return cls(a.shape[0], a.shape[1], label, None, a)
+
+
+def open_logits(path: str | Path, vocab_size: int | None = None, fmt: str | None = None) -> LogitsSource:
+    """A logits file: .npy (1-D or 2-D), raw f32/f16/bf16 (needs vocab_size), or text (one value per line).
+
+    fmt: None detects (.npy magic, text, else by extension .f32/.f16/.bf16/.bin as float32)."""
+    p = Path(path)
+    if fmt is None:
+        ext = p.suffix.lower().lstrip(".")
+        fmt = {"f32": "f32", "bin": "f32", "raw": "f32", "f16": "f16", "bf16": "bf16", "txt": "text"}.get(ext, "auto")
+    elif fmt not in LOGITS_FORMATS:
+        raise ValueError(f"unknown logits format {fmt!r} (one of {', '.join(LOGITS_FORMATS)})")
+    kind, dtype, offset, steps, vocab, text = _tokcore.logits_open(str(p), fmt, int(vocab_size or 0))
+    if text is not None:
+        data = np.frombuffer(text, dtype=np.float32).reshape(steps, vocab)
+    else:
+        data = np.memmap(p, dtype=_DTYPES[dtype], mode="r", offset=offset, shape=(steps, vocab))
+    label = f"{p.name} ({kind}, {dtype}, {steps} x {vocab})"
+    return LogitsSource(steps, vocab, label, p, data, dtype)

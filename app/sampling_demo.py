@@ -1,0 +1,46 @@
+"""A demo logits source for a first run: next-token counts of a bigram model
+built with the current tokenizer from a text the user picks.
+
+The logits are log(count + smoothing) over the whole vocabulary, where count
+is how often each token follows the context token in the text. They are not
+a language model's logits; the label says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .sampling import LogitsSource
+from .tokenizer import Tokenizer
+
+SMOOTHING = 0.01
+
+
+def bigram_counts(ids: np.ndarray, context_id: int, vocab: int) -> np.ndarray:
+    """How often each id follows context_id in ids (int64, length vocab)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) < 2:
+        return np.zeros(vocab, dtype=np.int64)
+    nxt = ids[1:][ids[:-1] == context_id]
+    return np.bincount(nxt[nxt < vocab], minlength=vocab).astype(np.int64)
+
+
+def bigram_logits(tokenizer: Tokenizer, text: str, context_id: int | None = None,
+                  smoothing: float = SMOOTHING) -> LogitsSource:
+    """One row of demo logits: log(count + smoothing) of the tokens that follow context_id
+    (default: the text's last token) in `text`, encoded without special tokens."""
+    if smoothing <= 0:
+        raise ValueError("smoothing must be > 0 (log of 0 counts)")
+    ids = np.asarray(tokenizer.encode(text, add_special_tokens=False).ids, dtype=np.int64)
+    if len(ids) == 0:
+        raise ValueError("the text encodes to no tokens: pick a longer text")
+    vocab = int(tokenizer.vocab_size)
+    ctx = int(ids[-1]) if context_id is None else int(context_id)
+    if not 0 <= ctx < vocab:
+        raise ValueError(f"context id {ctx} outside the vocabulary (0..{vocab - 1})")
+    counts = bigram_counts(ids, ctx, vocab)
+    logits = np.log(counts.astype(np.float64) + smoothing).astype(np.float32)
+    tok = tokenizer.id_to_token(ctx)
+    label = (f"bigram demo (not a model): next-token counts after {tok!r} (id {ctx}) in your text of "
+             f"{len(ids)} tokens, {int(counts.sum())} followers, logits = log(count + {smoothing:g})")
+    return LogitsSource.from_array(logits, label)
