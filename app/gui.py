@@ -105,7 +105,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
         win.compare_model.load_b(args.compare_with)
     else:
         win.compare.encoder_b.setCurrentText("greedy")
-    names = ["inspect", "compare", "chat", "vocabulary"]
+    names = ["inspect", "compare", "chat", "vocabulary", "sampling", "board"]
     for k, name in enumerate(names):
         win.tabs.setCurrentIndex(k)
         if name == "compare":
@@ -113,6 +113,8 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
         if name == "vocabulary":
             win.vocab.query.setText("好")
             wait(lambda: win.vocab_model.index_ is not None)
+        if name == "sampling":
+            wait(lambda: win.sampling_model.view is not None and not win.sampling_model.busy)
         for _ in range(5):
             app.processEvents()
         path = out / f"{k + 1:02d}-{name}{suffix}.png"
@@ -123,7 +125,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
     win.tabs.setCurrentIndex(0)
     for _ in range(5):
         app.processEvents()
-    path = out / f"05-stats{suffix}.png"
+    path = out / f"{len(names) + 1:02d}-stats{suffix}.png"
     win.grab().save(str(path))
     print(path)
     win.close()

@@ -27,20 +27,25 @@ def bigram_counts(ids: np.ndarray, context_id: int, vocab: int) -> np.ndarray:
 
 def bigram_logits(tokenizer: Tokenizer, text: str, context_id: int | None = None,
                   smoothing: float = SMOOTHING) -> LogitsSource:
-    """One row of demo logits: log(count + smoothing) of the tokens that follow context_id
-    (default: the text's last token) in `text`, encoded without special tokens."""
+    """One row of demo logits: log(count + smoothing) of the tokens that follow context_id in
+    `text`, encoded without special tokens. Default context: the token with the most followers
+    (the text's most frequent token, not counting its last; the lower id on a tie), so the demo
+    shows a spread-out distribution rather than one with no counts at all."""
     if smoothing <= 0:
         raise ValueError("smoothing must be > 0 (log of 0 counts)")
     ids = np.asarray(tokenizer.encode(text, add_special_tokens=False).ids, dtype=np.int64)
     if len(ids) == 0:
         raise ValueError("the text encodes to no tokens: pick a longer text")
     vocab = int(tokenizer.vocab_size)
-    ctx = int(ids[-1]) if context_id is None else int(context_id)
+    if context_id is None:
+        ctx = int(np.argmax(np.bincount(ids[:-1]))) if len(ids) > 1 else int(ids[0])
+    else:
+        ctx = int(context_id)
     if not 0 <= ctx < vocab:
         raise ValueError(f"context id {ctx} outside the vocabulary (0..{vocab - 1})")
     counts = bigram_counts(ids, ctx, vocab)
     logits = np.log(counts.astype(np.float64) + smoothing).astype(np.float32)
-    tok = tokenizer.id_to_token(ctx)
+    tok = (tokenizer.id_to_bytes(ctx) or b"").decode("utf-8", errors="replace")
     label = (f"bigram demo (not a model): next-token counts after {tok!r} (id {ctx}) in your text of "
              f"{len(ids)} tokens, {int(counts.sum())} followers, logits = log(count + {smoothing:g})")
     return LogitsSource.from_array(logits, label)

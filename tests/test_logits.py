@@ -105,7 +105,9 @@ def test_bigram_demo() -> None:
     src = bigram_logits(tok, text)
     assert "bigram demo" in src.label and src.vocab == tok.vocab_size and src.steps == 1
     ids = np.asarray(tok.encode(text, add_special_tokens=False).ids)
-    the = int(ids[0])
+    the = tok.token_to_id("Ġthe")
+    assert int((ids[:-1] == the).sum()) == 3               # " the": the default context, most followers
+    assert np.array_equal(src.row(0), bigram_logits(tok, text, context_id=the).row(0))
     counts = bigram_counts(ids, the, tok.vocab_size)
     assert counts.sum() == int((ids[:-1] == the).sum())
     row = bigram_logits(tok, text, context_id=the).row(0)

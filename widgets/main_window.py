@@ -3,7 +3,7 @@
 Inspect tab: the text pane, the token table and the byte pane (left), the
 trace and stats (right). Every pane follows `Document.selection`; selecting
 in any pane calls `selection.select`, and the window fans the change out.
-Other tabs: Compare, Chat, Vocabulary. Files open by menu, drag and drop,
+Other tabs: Compare, Chat, Vocabulary, Sampling, Board. Files open by menu, drag and drop,
 the command line and the recent list; layout and options persist in
 QSettings (organization "tokinspect").
 """
@@ -120,6 +120,20 @@ class MainWindow(QMainWindow):
         self.vocab = VocabPane(self.vocab_model, self.audit_model)
         self.splitters["vocab/split"] = self.vocab.splitter
         self.tabs.addTab(self.vocab, "Vocabulary")
+        # Sampling and Board (their modules load pyqtgraph and paramiko: imported when the window is built)
+        from tokinspect.gui_board import BoardModel
+        from tokinspect.gui_sampling import SamplingModel
+
+        from .board_tab import BoardTab
+        from .sampling_tab import SamplingTab
+
+        self.sampling_model = SamplingModel(self)
+        self.sampling = SamplingTab(self.sampling_model, self.text.text)
+        self.tabs.addTab(self.sampling, "Sampling")
+        self.board_model = BoardModel(parent=self)
+        self.board = BoardTab(self.board_model, lambda: self.doc.tokenizer)
+        self.splitters["board/split"] = self.board.pane.splitter
+        self.tabs.addTab(self.board, "Board")
 
     def _action(self, menu: object, text: str, slot: object, shortcut: object = None,
                 checkable: bool = False) -> QAction:
@@ -398,6 +412,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
         self.audit_model.set_tokenizer(tok)
+        self.sampling_model.set_tokenizer(tok)
         if self.tabs.currentWidget() is self.vocab:
             self.vocab_model.ensure_index()
             self.audit_model.auto()
@@ -515,6 +530,7 @@ class MainWindow(QMainWindow):
     def _on_tab(self, k: int) -> None:
         w = self.tabs.widget(k)
         self.compare_model.set_active(w is self.compare)
+        self.sampling.activate(w is self.sampling)
         if w is self.vocab:
             self.vocab_model.ensure_index()
             self.audit_model.auto()

@@ -1,0 +1,282 @@
+"""The Sampling tab's model: logits, settings, and what the plots show.
+
+Every change of the settings or the step recomputes in a worker (the C
+sampler releases the GIL; newer requests supersede older ones), and turns the
+sampler's stages into plot-ready rows: the distribution entering each stage
+(top N by probability, labelled with the decoded token text), which of them
+the stage kept, and a title with kept count, kept mass and entropy. The
+presets side by side run the same logits and seed through every engine and
+record each top token's fate.
+
+Does not: draw (widgets/sampling_pane.py), or read files on the UI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from .gui_workers import Runner
+from .sampling import (
+    PRESETS,
+    Draws,
+    LogitsSource,
+    SampleResult,
+    SamplerSettings,
+    Stage,
+    chi_square,
+    draw,
+    empirical,
+    open_logits,
+    run_stages,
+)
+from .tokenizer import Tokenizer
+from .trace_rows import visible
+
+ENGINES = ("ds4", "llama.cpp", "kestrel", "hf")
+
+
+@dataclass(frozen=True)
+class StagePlot:
+    name: str
+    title: str
+    labels: list[str]
+    ids: np.ndarray
+    probs: np.ndarray           # the distribution entering the stage (the result, for "input" and "final")
+    kept: np.ndarray            # bool per bar: the stage kept it
+    cutoff: str
+
+
+@dataclass(frozen=True)
+class Fate:
+    id: int
+    label: str
+    cells: tuple[str, ...]      # per engine: the final probability, or "cut by <stage>"
+    differs: bool               # kept by some engines, cut by others
+
+
+@dataclass(frozen=True)
+class SamplingView:
+    result: SampleResult
+    plots: list[StagePlot]
+    fates: list[Fate]
+    engine_draws: tuple[str, ...]   # per engine: the token its first draw gives for this seed
+    seconds: float
+
+
+@dataclass(frozen=True)
+class DrawView:
+    n: int
+    draws: Draws
+    label: str                  # the first draw: id, text, probability
+    ids: np.ndarray             # the final candidates shown in the histogram (top N)
+    labels: list[str]
+    expected: np.ndarray        # final probabilities
+    observed: np.ndarray        # empirical frequencies
+    chi2: float
+    dof: int
+    p_value: float
+
+
+def token_label(tok: Tokenizer | None, i: int, width: int = 7) -> str:
+    data = tok.id_to_bytes(i) if tok is not None and 0 <= i < tok.vocab_size else None
+    if data is None:
+        return f"#{i}"
+    text = visible(data.decode("utf-8", errors="replace"))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _top(ids: np.ndarray, probs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    if probs.shape[0] > n:
+        part = np.argpartition(-probs, n - 1)[:n]
+        order = part[np.lexsort((ids[part], -probs[part]))]
+    else:
+        order = np.lexsort((ids, -probs))
+    return ids[order], probs[order]
+
+
+def _title(st: Stage) -> str:
+    return f"{st.name}: kept {st.kept:,} · mass {st.kept_mass:.3g} · H {st.entropy_bits:.2f} bits"
+
+
+def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[StagePlot]:
+    """One plot per stage: the entering distribution's top N, marked kept or cut; then the final one."""
+    out = []
+    first = r.stages[0]
+    ids, probs = _top(first.ids, first.probs, top_n)
+    out.append(StagePlot("input", _title(first), [token_label(tok, int(i)) for i in ids], ids, probs,
+                         np.ones(ids.shape[0], dtype=bool), first.cutoff))
+    for prev, st in zip(r.stages, r.stages[1:]):
+        ids, probs = _top(prev.ids, prev.probs, top_n)
+        kept = np.isin(ids, st.ids)
+        out.append(StagePlot(st.name, _title(st), [token_label(tok, int(i)) for i in ids], ids, probs, kept,
+                             st.cutoff))
+    last = r.stages[-1]
+    ids, probs = _top(last.ids, last.probs, top_n)
+    out.append(StagePlot("final", "final: " + _title(last).split(": ", 1)[1], [token_label(tok, int(i)) for i in ids],
+                         ids, probs, np.ones(ids.shape[0], dtype=bool), last.cutoff))
+    return out
+
+
+def _fate(r: SampleResult, i: int) -> str:
+    final = r.stages[-1]
+    hit = np.nonzero(final.ids == i)[0]
+    if hit.size:
+        return f"{float(final.probs[hit[0]]):.4f}"
+    for st in r.stages[1:]:
+        if not np.any(st.ids == i):
+            return f"cut by {st.name}"
+    return "cut"
+
+
+def compare_engines(row: np.ndarray, s: SamplerSettings, tok: Tokenizer | None,
+                    top_n: int) -> tuple[list[Fate], tuple[str, ...]]:
+    """The top input tokens' fate under every engine with the same settings and seed, and each engine's draw."""
+    results = [run_stages(row, replace(s, preset=e, order=None, semantics=None)) for e in ENGINES]
+    first = results[0].stages[0]
+    ids, _ = _top(first.ids, first.probs, top_n)
+    fates = []
+    for i in ids.tolist():
+        cells = tuple(_fate(r, i) for r in results)
+        kept = [not c.startswith("cut") for c in cells]
+        fates.append(Fate(i, token_label(tok, i, 16), cells, any(kept) and not all(kept)))
+    drawn = []
+    for e in ENGINES:
+        d = draw(row, replace(s, preset=e, order=None, semantics=None), 1)
+        mark = "" if PRESETS[e].reproducible else " (not reproducible)"
+        drawn.append(f"{int(d.ids[0])} {token_label(tok, int(d.ids[0]), 16)!r}{mark}")
+    return fates, tuple(drawn)
+
+
+class SamplingModel(QObject):
+    changed = Signal()          # a new view
+    drew = Signal()             # a new draw result
+    sourceChanged = Signal()
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.source: LogitsSource | None = None
+        self.tokenizer: Tokenizer | None = None
+        self.step = 0
+        self.settings = SamplerSettings()
+        self.top_n = 20
+        self.view: SamplingView | None = None
+        self.draw_view: DrawView | None = None
+        self.active = False
+        self._runner = Runner(parent=self)
+        self._runner.finished.connect(self._on_view)
+        self._runner.failed.connect(self.failed)
+        self._drawer = Runner(parent=self)
+        self._drawer.finished.connect(self._on_draw)
+        self._drawer.failed.connect(self.failed)
+        self._loader = Runner(parent=self)
+        self._loader.finished.connect(self.set_source)
+        self._loader.failed.connect(self.failed)
+
+    @property
+    def busy(self) -> bool:
+        return self._runner.running or self._drawer.running or self._loader.running
+
+    # ---- inputs ----------------------------------------------------------------------------------------
+    def set_tokenizer(self, tok: Tokenizer | None) -> None:
+        self.tokenizer = tok
+        self.recompute()
+
+    def load(self, path: str) -> None:
+        vocab = self.tokenizer.vocab_size if self.tokenizer is not None else None
+        self._loader.submit(lambda ev, gen: open_logits(path, vocab_size=vocab))
+
+    def load_bigram(self, text: str, label: str) -> None:
+        tok = self.tokenizer
+        if tok is None:
+            self.failed.emit("Open a tokenizer first: the bigram demo counts its tokens.")
+            return
+        from .sampling_demo import bigram_logits
+
+        def work(ev: threading.Event, gen: int) -> LogitsSource:
+            src = bigram_logits(tok, text)
+            src.label = f"{src.label} (text: {label})"
+            return src
+
+        self._loader.submit(work)
+
+    def set_source(self, src: LogitsSource | None) -> None:
+        self.source = src
+        self.step = 0
+        self.draw_view = None
+        self.sourceChanged.emit()
+        self.recompute()
+
+    def set_step(self, step: int) -> None:
+        if self.source is not None and 0 <= step < self.source.steps and step != self.step:
+            self.step = step
+            self.recompute()
+
+    def set_settings(self, s: SamplerSettings) -> None:
+        if s != self.settings:
+            self.settings = s
+            self.recompute()
+
+    def set_top_n(self, n: int) -> None:
+        self.top_n = max(2, n)
+        self.recompute()
+
+    def set_active(self, on: bool) -> None:
+        self.active = on
+        if on and self.view is None:
+            self.recompute()
+
+    def row(self) -> np.ndarray | None:
+        return None if self.source is None else self.source.row(self.step)
+
+    # ---- work ------------------------------------------------------------------------------------------
+    def recompute(self) -> None:
+        row = self.row()
+        if row is None or not self.active:
+            return
+        s, tok, top_n = self.settings, self.tokenizer, self.top_n
+
+        def work(ev: threading.Event, gen: int) -> SamplingView:
+            t0 = time.perf_counter()
+            r = run_stages(row, s)
+            plots = stage_plots(r, tok, top_n)
+            fates, drawn = compare_engines(row, s, tok, min(top_n, 15))
+            return SamplingView(r, plots, fates, drawn, time.perf_counter() - t0)
+
+        self._runner.submit(work)
+
+    def draw(self, n: int) -> None:
+        row = self.row()
+        if row is None:
+            return
+        s, tok, top_n = self.settings, self.tokenizer, self.top_n
+
+        def work(ev: threading.Event, gen: int) -> DrawView:
+            r = run_stages(row, s)
+            d = draw(row, s, n)
+            final = r.stages[-1]
+            counts = empirical(d.ids, final)
+            stat, dof, p = chi_square(counts, final.probs)
+            first = int(d.ids[0])
+            hit = np.nonzero(final.ids == first)[0]
+            prob = float(final.probs[hit[0]]) if hit.size else 0.0
+            ids, probs = _top(final.ids, final.probs, top_n)
+            pos = {int(i): k for k, i in enumerate(final.ids.tolist())}
+            observed = np.array([counts[pos[int(i)]] for i in ids], dtype=np.float64) / max(n, 1)
+            label = f"{first} {token_label(tok, first, 24)!r} (p = {prob:.4f})"
+            return DrawView(n, d, label, ids, [token_label(tok, int(i)) for i in ids], probs, observed, stat, dof, p)
+
+        self._drawer.submit(work)
+
+    def _on_view(self, v: SamplingView) -> None:
+        self.view = v
+        self.changed.emit()
+
+    def _on_draw(self, d: DrawView) -> None:
+        self.draw_view = d
+        self.drew.emit()

@@ -1,0 +1,75 @@
+"""The Sampling tab wired to its model: file dialogs, the bigram demo, views into the pane.
+
+The window gives it the current text of the Inspect tab (`inspector_text`)
+for the bigram demo; everything computed runs in app/gui_sampling.py's workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QVBoxLayout, QWidget
+
+from tokinspect.gui_sampling import SamplingModel
+from tokinspect.gui_workers import read_text_file
+
+from .sampling_pane import SamplingPane
+
+LOGITS_FILTER = "Logits (*.npy *.bin *.f32 *.f16 *.bf16 *.raw *.txt);;All files (*)"
+
+
+class SamplingTab(QWidget):
+    def __init__(self, model: SamplingModel, inspector_text: Callable[[], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.inspector_text = inspector_text
+        self.pane = SamplingPane()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.pane)
+        p, m = self.pane, model
+        p.settingsChanged.connect(m.set_settings)
+        p.stepChanged.connect(m.set_step)
+        p.topNChanged.connect(m.set_top_n)
+        p.openLogits.connect(self.open_logits)
+        p.bigramFromInspector.connect(self.bigram_from_inspector)
+        p.bigramFromFile.connect(self.bigram_from_file)
+        p.drawRequested.connect(m.draw)
+        m.changed.connect(lambda: m.view is not None and p.show_view(m.view))
+        m.drew.connect(lambda: m.draw_view is not None and p.show_draw(m.draw_view))
+        m.sourceChanged.connect(self._on_source)
+        m.failed.connect(lambda msg: QMessageBox.critical(self, "Sampling", msg))
+        m.set_settings(p.settings())
+
+    def activate(self, on: bool) -> None:
+        """The tab became visible (or hidden); the first visit starts the bigram demo."""
+        self.model.set_active(on)
+        if on and self.model.source is None and self.model.tokenizer is not None:
+            self.bigram_from_inspector()
+
+    def open_logits(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open logits", "", LOGITS_FILTER)
+        if path:
+            self.model.load(path)
+
+    def bigram_from_inspector(self) -> None:
+        self.model.load_bigram(self.inspector_text(), "the Inspect tab's text")
+
+    def bigram_from_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Text for the bigram demo", "", "Text (*.txt);;All files (*)")
+        if not path:
+            return
+        try:
+            text = read_text_file(Path(path))
+        except OSError as exc:
+            QMessageBox.critical(self, "Sampling", f"cannot read {path}: {exc}")
+            return
+        self.model.load_bigram(text, Path(path).name)
+
+    def _on_source(self) -> None:
+        src = self.model.source
+        if src is None:
+            self.pane.set_source("no logits", 0)
+            return
+        self.pane.set_source(f"{src.label} — {src.steps:,} × {src.vocab:,}", src.steps)
