@@ -97,7 +97,7 @@ def _div_json(v: Divergence) -> dict[str, object]:
 def run_json(run: BoardRun, top: int) -> dict[str, object]:
     c, s = run.checks, run.summary
     facts = None if c.facts is None else {"uname_m": c.facts.uname_m, "compiler": c.facts.compiler_version,
-                                          "char_signed": c.facts.char_signed}
+                                          "target": c.facts.compiler_target, "char_signed": c.facts.char_signed}
     files = {side: None if f is None else {"what": f.what, "size": f.size, "sha256": f.sha256}
              for side, f in (("host", c.host), ("board", c.board))}
     vocab = None if c.vocab is None else {
@@ -128,7 +128,8 @@ def print_run(run: BoardRun, top: int) -> None:
     c, s = run.checks, run.summary
     if c.facts is not None:
         sign = {True: "signed", False: "unsigned", None: "unknown"}[c.facts.char_signed]
-        print(f"board: {c.facts.uname_m}; compiler: {c.facts.compiler_version or 'not found'}; char is {sign}")
+        target = f" (target {c.facts.compiler_target})" if c.facts.compiler_target else ""
+        print(f"board: {c.facts.uname_m}; compiler: {c.facts.compiler_version or 'not found'}{target}; char is {sign}")
     for side, f in (("board", c.board), ("host", c.host)):
         if f is not None:
             print(f"{side} file: {f.what}: {f.size:,} bytes, sha256 {f.sha256}")

@@ -121,7 +121,8 @@ def checks_text(run: BoardRun) -> str:
     if c.facts is not None:
         f = c.facts
         sign = {True: "signed", False: "unsigned", None: "unknown"}[f.char_signed]
-        lines.append(f"board: {f.uname_m}, compiler {f.compiler_version or 'not found'}, char {sign}")
+        target = f" (target {f.compiler_target})" if f.compiler_target else ""
+        lines.append(f"board: {f.uname_m}, compiler {f.compiler_version or 'not found'}{target}, char {sign}")
     if c.board is not None:
         lines.append(f"board file {c.board.what}: {c.board.size:,} bytes, sha256 {c.board.sha256}")
     if c.host is not None:

@@ -164,7 +164,7 @@ class SamplingModel(QObject):
         self.tokenizer: Tokenizer | None = None
         self.step = 0
         self.settings = SamplerSettings()
-        self.top_n = 20
+        self.top_n = 16
         self.view: SamplingView | None = None
         self.draw_view: DrawView | None = None
         self.active = False

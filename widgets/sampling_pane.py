@@ -65,6 +65,23 @@ class StagePlotWidget(pg.PlotWidget):
         self.cut = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.accent(), width=2, style=Qt.PenStyle.DashLine))
         self.addItem(self.cut)
         self.getAxis("bottom").setStyle(tickFont=self.font())
+        self._labels: list[str] = []
+
+    def _ticks(self, labels: list[str]) -> list[tuple[float, str]]:
+        """Labels that fit under the bars: every k-th bar (k as small as leaves 4 characters), shortened to fit."""
+        n = max(len(labels), 1)
+        room = max(self.width() - 60, 50) / n           # pixels per bar (the left axis takes ~60)
+        char = max(self.fontMetrics().averageCharWidth(), 5)
+        step = 1
+        while step < n and room * step / char - 1 < 4:
+            step += 1
+        fit = max(int(room * step // char) - 1, 2)
+        return [(i, lab if len(lab) <= fit else lab[: fit - 1] + "…") for i, lab in enumerate(labels) if i % step == 0]
+
+    def resizeEvent(self, e: object) -> None:
+        super().resizeEvent(e)  # type: ignore[arg-type]
+        if getattr(self, "_labels", None):  # Qt resizes it once inside __init__, before _labels exists
+            self.getAxis("bottom").setTicks([self._ticks(self._labels)])
 
     def show_plot(self, p: StagePlot, log: bool) -> None:
         heights, base = _bars(p.probs, log)
@@ -75,7 +92,8 @@ class StagePlotWidget(pg.PlotWidget):
         self.bars.setOpts(x=np.arange(n), height=heights, y0=np.zeros(n), width=0.8, brushes=brushes,
                           pens=[pg.mkPen(None)] * n)
         self.setTitle(f"<span style='font-size:9pt'>{p.title}</span>")
-        self.getAxis("bottom").setTicks([[(i, lab) for i, lab in enumerate(p.labels)]])
+        self._labels = p.labels
+        self.getAxis("bottom").setTicks([self._ticks(p.labels)])
         left = self.getAxis("left")
         if log:
             ticks = [(float(v - base), f"1e{v}") for v in range(int(base), 1, 2)]
@@ -148,7 +166,7 @@ class SamplingPane(QWidget):
         self.log_box = QCheckBox("log scale")
         self.top_n = QSpinBox()
         self.top_n.setRange(5, 60)
-        self.top_n.setValue(20)
+        self.top_n.setValue(16)
         for label, w in (("preset", self.preset), ("T", self.temperature), ("", self.t_slider), ("top-k", self.top_k),
                          ("top-p", self.top_p), ("min-p", self.min_p), ("seed", self.seed), ("bars", self.top_n)):
             if label:
