@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from .gui_workers import Runner
+from .gui_workers import Coalescer, Runner
 from .sampling import (
     PRESETS,
     Draws,
@@ -33,11 +34,13 @@ from .sampling import (
     empirical,
     open_logits,
     run_stages,
+    sample,
 )
 from .tokenizer import Tokenizer
 from .trace_rows import visible
 
 ENGINES = ("ds4", "llama.cpp", "kestrel", "hf")
+ENGINES_AFTER_MS = 120
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,14 @@ class Fate:
 class SamplingView:
     result: SampleResult
     plots: list[StagePlot]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class EnginesView:
+    settings: SamplerSettings
     fates: list[Fate]
     engine_draws: tuple[str, ...]   # per engine: the token its first draw gives for this seed
-    seconds: float
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,12 @@ def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[Stag
                          np.ones(ids.shape[0], dtype=bool), first.cutoff))
     for prev, st in zip(r.stages, r.stages[1:]):
         ids, probs = _top(prev.ids, prev.probs, top_n)
-        kept = np.isin(ids, st.ids)
+        if st.ids.shape[0] == prev.ids.shape[0]:        # a stage never adds candidates: it kept them all
+            kept = np.ones(ids.shape[0], dtype=bool)
+        else:                                           # a mask over the ids (np.isin sorts 150k ids: 5 ms)
+            mask = np.zeros(int(max(prev.ids.max(initial=0), st.ids.max(initial=0))) + 1, dtype=bool)
+            mask[st.ids] = True
+            kept = mask[ids]
         out.append(StagePlot(st.name, _title(st), [token_label(tok, int(i)) for i in ids], ids, probs, kept,
                              st.cutoff))
     last = r.stages[-1]
@@ -136,7 +149,8 @@ def _fate(r: SampleResult, i: int) -> str:
 def compare_engines(row: np.ndarray, s: SamplerSettings, tok: Tokenizer | None,
                     top_n: int) -> tuple[list[Fate], tuple[str, ...]]:
     """The top input tokens' fate under every engine with the same settings and seed, and each engine's draw."""
-    results = [run_stages(row, replace(s, preset=e, order=None, semantics=None)) for e in ENGINES]
+    runs = [sample(row, replace(s, preset=e, order=None, semantics=None), 1) for e in ENGINES]
+    results = [r for r, _ in runs]
     first = results[0].stages[0]
     ids, _ = _top(first.ids, first.probs, top_n)
     fates = []
@@ -145,8 +159,7 @@ def compare_engines(row: np.ndarray, s: SamplerSettings, tok: Tokenizer | None,
         kept = [not c.startswith("cut") for c in cells]
         fates.append(Fate(i, token_label(tok, i, 16), cells, any(kept) and not all(kept)))
     drawn = []
-    for e in ENGINES:
-        d = draw(row, replace(s, preset=e, order=None, semantics=None), 1)
+    for e, (_, d) in zip(ENGINES, runs):
         mark = "" if PRESETS[e].reproducible else " (not reproducible)"
         drawn.append(f"{int(d.ids[0])} {token_label(tok, int(d.ids[0]), 16)!r}{mark}")
     return fates, tuple(drawn)
@@ -154,6 +167,7 @@ def compare_engines(row: np.ndarray, s: SamplerSettings, tok: Tokenizer | None,
 
 class SamplingModel(QObject):
     changed = Signal()          # a new view
+    enginesChanged = Signal()   # a new engines-side-by-side table
     drew = Signal()             # a new draw result
     sourceChanged = Signal()
     failed = Signal(str)
@@ -166,11 +180,21 @@ class SamplingModel(QObject):
         self.settings = SamplerSettings()
         self.top_n = 16
         self.view: SamplingView | None = None
+        self.engines: EnginesView | None = None
         self.draw_view: DrawView | None = None
         self.active = False
-        self._runner = Runner(parent=self)
+        self._runner = Coalescer(parent=self)
         self._runner.finished.connect(self._on_view)
         self._runner.failed.connect(self.failed)
+        self._engines = Coalescer(parent=self)
+        self._engines_job: Callable[[threading.Event, int], EnginesView] | None = None
+        # the engines table runs once the plots have rested this long (it would slow a drag down)
+        self._rest = QTimer(self)
+        self._rest.setSingleShot(True)
+        self._rest.setInterval(ENGINES_AFTER_MS)
+        self._rest.timeout.connect(self._start_engines)
+        self._engines.finished.connect(self._on_engines)
+        self._engines.failed.connect(self.failed)
         self._drawer = Runner(parent=self)
         self._drawer.finished.connect(self._on_draw)
         self._drawer.failed.connect(self.failed)
@@ -180,7 +204,8 @@ class SamplingModel(QObject):
 
     @property
     def busy(self) -> bool:
-        return self._runner.running or self._drawer.running or self._loader.running
+        return (self._runner.running or self._engines.running or self._engines_job is not None
+                or self._drawer.running or self._loader.running)
 
     # ---- inputs ----------------------------------------------------------------------------------------
     def set_tokenizer(self, tok: Tokenizer | None) -> None:
@@ -244,11 +269,14 @@ class SamplingModel(QObject):
         def work(ev: threading.Event, gen: int) -> SamplingView:
             t0 = time.perf_counter()
             r = run_stages(row, s)
-            plots = stage_plots(r, tok, top_n)
-            fates, drawn = compare_engines(row, s, tok, min(top_n, 15))
-            return SamplingView(r, plots, fates, drawn, time.perf_counter() - t0)
+            return SamplingView(r, stage_plots(r, tok, top_n), time.perf_counter() - t0)
 
-        self._runner.submit(work)
+        def engines(ev: threading.Event, gen: int) -> EnginesView:
+            fates, drawn = compare_engines(row, s, tok, min(top_n, 15))
+            return EnginesView(s, fates, drawn)
+
+        self._engines_job = engines
+        self._runner.request(work)      # the plots first; the engines table (four more runs) when they rest
 
     def draw(self, n: int) -> None:
         row = self.row()
@@ -276,6 +304,19 @@ class SamplingModel(QObject):
     def _on_view(self, v: SamplingView) -> None:
         self.view = v
         self.changed.emit()
+        self._rest.start()
+
+    def _start_engines(self) -> None:
+        if self._runner.running:        # still dragging: wait for the next rest
+            self._rest.start()
+            return
+        if self._engines_job is not None:
+            job, self._engines_job = self._engines_job, None
+            self._engines.request(job)
+
+    def _on_engines(self, v: EnginesView) -> None:
+        self.engines = v
+        self.enginesChanged.emit()
 
     def _on_draw(self, d: DrawView) -> None:
         self.draw_view = d

@@ -142,6 +142,47 @@ class Runner(QObject):
         self.failed.emit(msg)
 
 
+class Coalescer(QObject):
+    """One lane of work for a control being dragged: at most one job runs; requests made while it
+    runs collapse into one (the newest) that starts as soon as it ends. Unlike Runner, whose newer
+    requests cancel older ones, every job that starts reports, so a dragged slider shows frames
+    all along instead of only where it stops.
+    """
+
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._runner = Runner(parent=self)
+        self._runner.finished.connect(self._on_done)
+        self._runner.failed.connect(self._on_failed)
+        self._pending: Callable[[threading.Event, int], object] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._runner.running or self._pending is not None
+
+    def request(self, fn: Callable[[threading.Event, int], object]) -> None:
+        if self._runner.running:
+            self._pending = fn
+        else:
+            self._runner.submit(fn)
+
+    def _next(self) -> None:
+        fn, self._pending = self._pending, None
+        if fn is not None:
+            self._runner.submit(fn)     # the next frame computes while this one is shown
+
+    def _on_done(self, result: object) -> None:
+        self._next()
+        self.finished.emit(result)
+
+    def _on_failed(self, msg: str) -> None:
+        self._next()
+        self.failed.emit(msg)
+
+
 class Debouncer(QObject):
     """Calls `fire` once typing pauses: the delay grows with the text length
     (short texts feel instant; 100k characters wait a little longer)."""

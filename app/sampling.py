@@ -35,7 +35,8 @@ PRESETS: dict[str, PresetInfo] = {
     "ds4": PresetInfo(
         "ds4", ("top_k", "temperature", "min_p", "top_p"), True,
         "antirez/ds4: T<=0 argmax; top-k capped at 1024 (insertion sort, ties keep the lower id); "
-        "float expf((v-max)/T); min-p relative to the top, then top-p on the running sum; xorshift64*."),
+        "float expf((v-max)/T); min-p relative to the top, then top-p on the running sum; xorshift64* "
+        "whose state is the seed (the ds4 CLI: --seed S, S >= 1; it samples with top_k = 0)."),
     "llama.cpp": PresetInfo(
         "llama.cpp", ("top_k", "top_p", "min_p", "temperature"), True,
         "llama.cpp default chain: top-k, top-p, min-p on the untempered logits, temperature last; "
@@ -43,11 +44,12 @@ PRESETS: dict[str, PresetInfo] = {
     "kestrel": PresetInfo(
         "kestrel", ("temperature", "ban", "top_k", "min_p", "top_p"), True,
         "kestrel-llm (RK3588): greedy when T<=0 or top-p<=0; ids 0, 1, 3 banned; top-p on probabilities "
-        "not renormalized after top-k/min-p; glibc rand()."),
+        "not renormalized after top-k/min-p; glibc rand(), which kestrel never seeds (seed 1 = a fresh "
+        "engine process; seed S = srand(S))."),
     "hf": PresetInfo(
         "hf", ("temperature", "top_k", "top_p", "min_p"), False,
-        "transformers: temperature, top-k, top-p, min-p, keeping at least one token; the draw "
-        "(torch.multinomial) is not reproducible."),
+        "transformers: temperature, top-k, top-p, min-p, keeping at least one token; top-p ties follow "
+        "torch.sort's ascending index order; the draw (torch.multinomial) is not reproducible."),
     "custom": PresetInfo(
         "custom", STAGES, False,
         "Your own order and per-stage rules; drawn with xorshift64* over the final probabilities."),
@@ -126,7 +128,22 @@ def _call(logits_row: np.ndarray, s: SamplerSettings, n: int) -> dict:
 
 def run_stages(logits_row: np.ndarray, s: SamplerSettings) -> SampleResult:
     """Every stage of the preset's chain on one row of logits."""
-    raw = _call(logits_row, s, 0)
+    return _result(_call(logits_row, s, 0))
+
+
+def sample(logits_row: np.ndarray, s: SamplerSettings, n: int = 1) -> tuple[SampleResult, Draws]:
+    """run_stages and draw(n) in one pass of the sampler."""
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    raw = _call(logits_row, s, n)
+    return _result(raw), _draws(raw)
+
+
+def _draws(raw: dict) -> Draws:
+    return Draws(np.frombuffer(raw["draws"], dtype=np.int32).copy(), raw["rng_before"], raw["rng_after"])
+
+
+def _result(raw: dict) -> SampleResult:
     stages = [Stage(name, np.frombuffer(ids, dtype=np.int32), np.frombuffer(probs, dtype=np.float64), int(kept),
                     float(mass), float(h), cut)
               for name, ids, probs, mass, h, kept, cut in raw["stages"]]
@@ -138,8 +155,7 @@ def draw(logits_row: np.ndarray, s: SamplerSettings, n: int = 1) -> Draws:
     """n draws in a row from one RNG seeded once with s.seed (as the engine over n steps with these logits)."""
     if n < 0:
         raise ValueError("n must be >= 0")
-    raw = _call(logits_row, s, n)
-    return Draws(np.frombuffer(raw["draws"], dtype=np.int32).copy(), raw["rng_before"], raw["rng_after"])
+    return _draws(_call(logits_row, s, n))
 
 
 def empirical(draws_ids: np.ndarray, final: Stage) -> np.ndarray:

@@ -171,9 +171,9 @@ def test_engines_side_by_side_flag_different_fates(qtbot, win, tmp_path, monkeyp
     pane.top_p.setValue(0.8)
     pane.temperature.setValue(3.0)
     settle(qtbot, win)
-    qtbot.waitUntil(lambda: m.settings.temperature == 3.0 and m.view.fates
-                    and any(f.differs for f in m.view.fates), timeout=WAIT)
-    diff_rows = [k for k, f in enumerate(m.view.fates) if f.differs]
+    qtbot.waitUntil(lambda: m.settings.temperature == 3.0 and m.engines is not None
+                    and m.engines.settings == m.settings and any(f.differs for f in m.engines.fates), timeout=WAIT)
+    diff_rows = [k for k, f in enumerate(m.engines.fates) if f.differs]
     item = pane.engines.item(diff_rows[0], 1)
     assert item is not None and item.background().color().alpha() > 0
     last = pane.engines.rowCount() - 1

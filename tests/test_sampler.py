@@ -145,6 +145,50 @@ def test_hf_rules() -> None:
     assert any("not reproducible" in n for n in r.notes)
 
 
+def test_hf_top_p_ties_follow_stable_ascending_sort() -> None:
+    # transformers TopPLogitsWarper: torch.sort ascending keeps index order among equal
+    # scores, so the cumulative sum meets the lower ids first. Logits [3, 1, 1, 1]:
+    # p = e^3/(e^3+3e), e/(e^3+3e) x3 = 0.7112, 0.0963 x3; ascending order ids 1, 2, 3, 0
+    # with cumulative 0.0963, 0.1925, 0.2888, 1; top_p = 0.8 removes cumulative <= 0.2:
+    # ids 1 and 2. The scores keep their vocabulary order: [0, 3].
+    x = np.array([3, 1, 1, 1], dtype=np.float32)
+    r = run_stages(x, S("hf", temperature=1.0, top_k=0, top_p=0.8, min_p=0.0))
+    assert r.stages[3].name == "top_p" and r.stages[3].ids.tolist() == [0, 3]
+    # two equal maxima and top_p = 0.3: ascending [id 0, id 1], cumulative 0.5, 1.0;
+    # 0.5 <= 0.7 removes id 0; min_tokens_to_keep keeps the last sorted entry, id 1
+    y = np.array([5, 5], dtype=np.float32)
+    r = run_stages(y, S("hf", temperature=1.0, top_k=0, top_p=0.3, min_p=0.0))
+    assert r.stages[3].ids.tolist() == [1]
+    assert draw(y, S("hf", temperature=1.0, top_k=0, top_p=0.3, min_p=0.0), 4).ids.tolist() == [1] * 4
+
+
+def test_hf_invalid_settings_are_noted() -> None:
+    x = np.array([3, 1, 2], dtype=np.float32)
+    r = run_stages(x, S("hf", temperature=0.0))
+    assert r.greedy and r.stages[-1].ids.tolist() == [0]
+    assert any("raises ValueError for temperature <= 0" in n for n in r.notes)
+    assert any("ValueError for top_k < 0" in n for n in run_stages(x, S("hf", top_k=-1)).notes)
+
+
+def test_seeding_notes() -> None:
+    x = np.array([9, 8, 1, 7, 2, 2], dtype=np.float32)
+    # kestrel-llm's main() never calls srand: rand() starts as after srand(1), which glibc
+    # also uses for srand(0), so seeds 0 and 1 draw alike
+    r = run_stages(x, S("kestrel"))
+    assert any("never calls srand" in n for n in r.notes)
+    assert draw(x, S("kestrel", seed=0), 50).ids.tolist() == draw(x, S("kestrel", seed=1), 50).ids.tolist()
+    # ds4's CLI samples with top_k = 0; a top_k > 0 run says so
+    assert any("top_k = 0" in n for n in run_stages(x, S("ds4", top_k=3)).notes)
+    assert not any("top_k = 0" in n for n in run_stages(x, S("ds4", top_k=0)).notes)
+    # the ds4 CLI seeds the xorshift64* state with the seed itself: the first draw over
+    # [0, 0] (two equal weights 1, sum 2) is id 0 iff u * 2 - 1 <= 0, u = top 24 bits / 2^24
+    z = np.zeros(2, dtype=np.float32)
+    for seed in (1, 42, 2**40 + 3):
+        u = (xorshift64s(seed, 1)[0] >> 40) / 2**24
+        want = 0 if np.float32(u) * np.float32(2) - np.float32(1) <= 0 else 1
+        assert draw(z, S("ds4", top_k=0, top_p=1.0, min_p=0.0, seed=seed), 1).ids.tolist() == [want]
+
+
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_all_equal_single_finite_nonfinite(preset: str) -> None:
     eq = np.full(16, 0.5, dtype=np.float32)

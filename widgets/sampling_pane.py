@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokinspect.gui_sampling import ENGINES, DrawView, SamplingView, StagePlot
+from tokinspect.gui_sampling import ENGINES, DrawView, EnginesView, SamplingView, StagePlot
 from tokinspect.sampling import PRESETS, STAGES, SamplerSettings
 
 from . import theme
@@ -66,6 +66,9 @@ class StagePlotWidget(pg.PlotWidget):
         self.addItem(self.cut)
         self.getAxis("bottom").setStyle(tickFont=self.font())
         self._labels: list[str] = []
+        self._shown: dict[str, object] = {}     # what the axes show now
+        self.title = QLabel()
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
     def _ticks(self, labels: list[str]) -> list[tuple[float, str]]:
         """Labels that fit under the bars: every k-th bar (k as small as leaves 4 characters), shortened to fit."""
@@ -84,6 +87,8 @@ class StagePlotWidget(pg.PlotWidget):
             self.getAxis("bottom").setTicks([self._ticks(self._labels)])
 
     def show_plot(self, p: StagePlot, log: bool) -> None:
+        """Redraws the bars; axes, ticks and title only when they change (an axis relayout is most of a
+        repaint: 27 ms for six plots when every update reset them, bench/sampling_gui.py)."""
         heights, base = _bars(p.probs, log)
         kept = theme.token_colors()[0]
         grey = QColor(150, 150, 150, 120)
@@ -91,22 +96,28 @@ class StagePlotWidget(pg.PlotWidget):
         n = heights.shape[0]
         self.bars.setOpts(x=np.arange(n), height=heights, y0=np.zeros(n), width=0.8, brushes=brushes,
                           pens=[pg.mkPen(None)] * n)
-        self.setTitle(f"<span style='font-size:9pt'>{p.title}</span>")
-        self._labels = p.labels
-        self.getAxis("bottom").setTicks([self._ticks(p.labels)])
-        left = self.getAxis("left")
-        if log:
+        if p.title != self.title.text():
+            self.title.setText(p.title)     # a QLabel: a plot title would relayout the axes on every change
+        if p.labels != self._labels:
+            self._labels = p.labels
+            self.getAxis("bottom").setTicks([self._ticks(p.labels)])
+        if log != self._shown.get("log"):
             ticks = [(float(v - base), f"1e{v}") for v in range(int(base), 1, 2)]
-            left.setTicks([ticks])
-        else:
-            left.setTicks(None)
+            self.getAxis("left").setTicks([ticks] if log else None)
         cut = np.nonzero(~p.kept)[0]
         self.cut.setVisible(bool(cut.size))
         if cut.size:
             self.cut.setPos(float(cut[0]) - 0.5)
-        self.setXRange(-0.6, max(n, 1) - 0.4, padding=0)
+        if n != self._shown.get("n"):
+            self.setXRange(-0.6, max(n, 1) - 0.4, padding=0)
         top = float(heights.max()) if n else 1.0
-        self.setYRange(0, top * 1.05 if top > 0 else 1.0, padding=0)
+        top = top if top > 0 else 1.0
+        ymax = self._shown.get("ymax")
+        # the y axis follows the bars in steps: a drag that moves them a little keeps its axis
+        if ymax is None or log != self._shown.get("log") or top > ymax or top < 0.6 * ymax:
+            self._shown["ymax"] = ymax = top * 1.15
+            self.setYRange(0, ymax, padding=0)
+        self._shown.update(log=log, n=n)
         self.setToolTip(p.cutoff)
 
 
@@ -124,6 +135,7 @@ class SamplingPane(QWidget):
         super().__init__(parent)
         self.log = False
         self._plots: list[StagePlotWidget] = []
+        self._boxes: list[QWidget] = []
         self._last: SamplingView | None = None
         outer = QVBoxLayout(self)
         # source
@@ -323,13 +335,20 @@ class SamplingPane(QWidget):
     def _ensure_plots(self, n: int) -> None:
         while len(self._plots) < n:
             w = StagePlotWidget()
+            box = QWidget()
+            v = QVBoxLayout(box)
+            v.setContentsMargins(0, 0, 0, 0)
+            v.setSpacing(0)
+            v.addWidget(w.title)
+            v.addWidget(w, 1)
             self._plots.append(w)
-        for k, w in enumerate(self._plots):
+            self._boxes.append(box)
+        for k, box in enumerate(self._boxes):
             if k < n:
-                self.grid.addWidget(w, k // 3, k % 3)
-                w.show()
+                self.grid.addWidget(box, k // 3, k % 3)
+                box.show()
             else:
-                w.hide()
+                box.hide()
 
     def show_view(self, v: SamplingView) -> None:
         self._last = v
@@ -340,6 +359,10 @@ class SamplingPane(QWidget):
         mode = "greedy (argmax)" if v.result.greedy else "sampling"
         self.preset_note.setToolTip(notes)
         self.draw_label.setToolTip(notes)
+        self.source_label.setToolTip(f"{mode}; stages in {v.seconds * 1000:.1f} ms")
+
+    def show_engines(self, v: EnginesView) -> None:
+        self.engines.setUpdatesEnabled(False)
         self.engines.setRowCount(len(v.fates) + 1)
         bad = QColor(255, 80, 80, 70)
         for r, f in enumerate(v.fates):
@@ -350,12 +373,11 @@ class SamplingPane(QWidget):
                     item.setBackground(bad)
                 self.engines.setItem(r, c, item)
         last = len(v.fates)
-        self.engines.setItem(last, 0, QTableWidgetItem(f"draw (seed {self.seed.value()})"))
+        self.engines.setItem(last, 0, QTableWidgetItem(f"draw (seed {v.settings.seed})"))
         for c, text in enumerate(v.engine_draws):
             self.engines.setItem(last, c + 1, QTableWidgetItem(text))
         self.engines.setColumnWidth(0, 150)
-        self.setToolTip("")
-        self.source_label.setToolTip(f"{mode}; stages in {v.seconds * 1000:.1f} ms")
+        self.engines.setUpdatesEnabled(True)
 
     def show_draw(self, d: DrawView) -> None:
         rng = f"RNG before: {d.draws.rng_before}; after: {d.draws.rng_after}"

@@ -37,6 +37,7 @@ class SamplingTab(QWidget):
         p.bigramFromFile.connect(self.bigram_from_file)
         p.drawRequested.connect(m.draw)
         m.changed.connect(lambda: m.view is not None and p.show_view(m.view))
+        m.enginesChanged.connect(lambda: m.engines is not None and p.show_engines(m.engines))
         m.drew.connect(lambda: m.draw_view is not None and p.show_draw(m.draw_view))
         m.sourceChanged.connect(self._on_source)
         m.failed.connect(lambda msg: QMessageBox.critical(self, "Sampling", msg))
@@ -46,7 +47,11 @@ class SamplingTab(QWidget):
         """The tab became visible (or hidden); the first visit starts the bigram demo."""
         self.model.set_active(on)
         if on and self.model.source is None and self.model.tokenizer is not None:
-            self.bigram_from_inspector()
+            if self.inspector_text().strip():
+                self.bigram_from_inspector()
+            else:
+                self.pane.source_label.setText("no logits: open a logits file, or type a text in the Inspect tab "
+                                               "for the bigram demo")
 
     def open_logits(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open logits", "", LOGITS_FILTER)

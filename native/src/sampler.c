@@ -1,17 +1,34 @@
 /* sampler.c - engine samplers stage by stage (see sampler.h).
  *
- * Every rule below names the public source it follows:
- *   ds4.c      antirez/ds4 ds4.c: sample_rng_next, sample_rng_f32, sample_argmax,
- *              sample_full_vocab, sample_top_p_min_p
+ * Every rule below names the public source it follows. The sources were read
+ * through a paged store that shows character offsets, not line numbers, so
+ * locations are given as "chars" (offsets into the file at the named commit):
+ *   ds4.c      antirez/ds4 ds4.c at commit 8df7a49b (1,205,947 chars):
+ *              sample_argmax (chars ~984,200), sample_rng_next / sample_rng_f32
+ *              (~985,600), sample_candidate_cmp_desc + sample_full_vocab
+ *              (~986,100-989,500), sample_top_p_min_p (~989,500-991,600);
+ *              DS4_NEG_INF is (-1.0e30f). Seeding: ds4_cli.c (commit 001f92b5)
+ *              run_sampled_generation (chars ~18,900): uint64_t rng = seed ? seed
+ *              : time/pid/clock mix, one state advanced across every token;
+ *              parse_u64 rejects --seed 0. That CLI passes top_k = 0 (full
+ *              vocabulary path) to ds4_session_sample.
  *   llama.cpp  ggml-org/llama.cpp src/llama-sampling.cpp: llama_sampler_top_k_impl,
  *              llama_sampler_top_p_apply, llama_sampler_min_p_apply,
  *              llama_sampler_temp_impl, llama_sampler_dist_apply; the default chain
  *              order of common/sampling.cpp (top_k, top_p, min_p, temperature, dist)
- *   kestrel    m13253246268-ship-it/kestrel-llm src/core/vllm_transformer.c:
- *              sample_token_pk, apply_top_k
- *   hf         huggingface/transformers generation/logits_process.py:
- *              TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper,
- *              MinPLogitsWarper (order of GenerationMixin._get_logits_processor)
+ *   kestrel    m13253246268-ship-it/kestrel-llm src/core/vllm_transformer.c
+ *              (commit fe0b3fe9, 25,732 chars): apply_top_k (chars ~10,900-12,900),
+ *              sample_token_pk (~12,900-17,300), idxprob_sift_down (~9,900).
+ *              Seeding: src/main.c main() (commit 2c684b66, chars ~157,000-179,775)
+ *              has no srand call and no --seed flag, so the engine's rand()
+ *              stream is glibc's unseeded one, i.e. that of srand(1).
+ *   hf         huggingface/transformers src/transformers/generation/logits_process.py
+ *              (commit 00857b6c): TemperatureLogitsWarper (chars ~12,300-13,200),
+ *              TopPLogitsWarper (~21,500-24,900), TopKLogitsWarper (~24,900-28,600),
+ *              MinPLogitsWarper (~33,000-37,300); order from
+ *              generation/utils.py GenerationMixin._get_logits_processor (commit
+ *              000034a4, chars ~65,700-68,400): only when do_sample, temperature
+ *              (if != 1), top-k (if != 0), top-p (if < 1), min-p (if set).
  *   libstdc++  bits/random.tcc generate_canonical, mersenne_twister_engine
  *   glibc      stdlib/random_r.c srandom_r / random_r (TYPE_3)
  * The code is written from the rules, not copied. Float arithmetic follows
@@ -25,7 +42,8 @@
 
 /* ---- RNGs ------------------------------------------------------------------ */
 
-/* ds4.c sample_rng_next: zero state -> 0x9e3779b97f4a7c15; x ^= x>>12; x ^= x<<25;
+/* ds4.c sample_rng_next (chars ~985,600, confirmed): zero state -> 0x9e3779b97f4a7c15;
+ * x ^= x>>12; x ^= x<<25;
  * x ^= x>>27; state = x; output x * 0x2545F4914F6CDD1D. */
 uint64_t tc_xorshift64s_next(uint64_t *state) {
     uint64_t x = *state;
@@ -37,7 +55,8 @@ uint64_t tc_xorshift64s_next(uint64_t *state) {
     return x * UINT64_C(0x2545F4914F6CDD1D);
 }
 
-/* ds4.c sample_rng_f32: (float)((x >> 40) & 0xffffff) / 16777216.0f */
+/* ds4.c sample_rng_f32 (confirmed): (float)((x >> 40) & 0xffffffu) / 16777216.0f,
+ * i.e. the top 24 bits of the multiplied output over 2^24 */
 float tc_xorshift64s_f32(uint64_t *state) {
     uint64_t x = tc_xorshift64s_next(state);
     return (float)((x >> 40) & 0xffffffu) / 16777216.0f;
@@ -168,8 +187,10 @@ typedef struct ctx {
     const float *logits;
     uint32_t n;
     tc_sresult *res;
-    double *prevp;      /* by id: probabilities of the previous stage */
+    double *prevp;      /* by id, all 0 between uses; allocated when stage_mass needs it */
     double *tmp;        /* n scratch doubles */
+    uint32_t n_nan, n_pinf, n_ninf;   /* non-finite logits, counted by add_input */
+    int32_t first_nonfinite;          /* -1: none */
 } ctx;
 
 #if defined(__GNUC__)
@@ -194,6 +215,31 @@ static void note(tc_sresult *r, const char *fmt, ...) {
 static double display_probs(const double *w, uint32_t k, int is_logit, double *out) {
     uint32_t n_posinf = 0;
     double m = -INFINITY, sum = 0.0, dot = 0.0, h = 0.0;
+    if (!is_logit) {
+        /* probabilities: one pass cleans (NaN, negative -> 0; +inf stays) and sums */
+        for (uint32_t i = 0; i < k; i++) {
+            double v = (isnan(w[i]) || w[i] < 0) ? 0.0 : w[i];
+            n_posinf += v == INFINITY;
+            out[i] = v;
+            sum += v;
+        }
+        if (n_posinf) {
+            for (uint32_t i = 0; i < k; i++) out[i] = out[i] == INFINITY ? 1.0 / n_posinf : 0.0;
+            return log2((double)n_posinf);
+        }
+        if (sum > 0) {
+            for (uint32_t i = 0; i < k; i++) {
+                out[i] = out[i] / sum;
+                if (out[i] > 0) h -= out[i] * log2(out[i]);
+            }
+        } else {
+            for (uint32_t i = 0; i < k; i++) {
+                out[i] = 1.0 / k;
+                if (out[i] > 0) h -= out[i] * log2(out[i]);
+            }
+        }
+        return h;
+    }
     for (uint32_t i = 0; i < k; i++) {
         if (isnan(w[i])) continue;
         if (w[i] == INFINITY) n_posinf++;
@@ -203,7 +249,7 @@ static double display_probs(const double *w, uint32_t k, int is_logit, double *o
         for (uint32_t i = 0; i < k; i++) out[i] = w[i] == INFINITY ? 1.0 / n_posinf : 0.0;
         return log2((double)n_posinf);
     }
-    if (is_logit && m != -INFINITY) {
+    if (m != -INFINITY) {
         for (uint32_t i = 0; i < k; i++) {
             double v = 0.0;
             if (!isnan(w[i]) && w[i] != -INFINITY) {
@@ -217,68 +263,156 @@ static double display_probs(const double *w, uint32_t k, int is_logit, double *o
         h = (log(sum) - dot / sum) / log(2.0);
         return h > 0 ? h : 0.0;
     }
+    /* logits that are all NaN / -inf: uniform */
     for (uint32_t i = 0; i < k; i++) {
-        double v = (is_logit || isnan(w[i]) || w[i] < 0) ? 0.0 : w[i];
-        out[i] = v;
-        sum += v;
-    }
-    for (uint32_t i = 0; i < k; i++) {
-        out[i] = sum > 0 ? out[i] / sum : 1.0 / k;
+        out[i] = 1.0 / k;
         if (out[i] > 0) h -= out[i] * log2(out[i]);
     }
     return h;
 }
 
-/* Appends a stage: k ids (engine order) with weights w (logits or probs). */
+/* Stage records. A stage is built in place: stage_new allocates its ids and
+ * probs (or shares the previous stage's ids array when the kept ids are the
+ * same, in the same order), the caller writes the ids and the weights (logits
+ * or probabilities) into s->probs, and stage_done turns the weights into the
+ * display probabilities in place, with the entropy and the kept mass. */
+
+static tc_sstage *prev_stage(const ctx *c) {
+    return c->res->n_stages >= 2 ? &c->res->stages[c->res->n_stages - 2] : NULL;
+}
+
+/* k kept candidates; share_ids: point at the previous stage's ids (same k ids, same order) */
+static tc_sstage *stage_new(ctx *c, const char *name, uint32_t k, int share_ids) {
+    tc_sresult *r = c->res;
+    if (r->n_stages >= TC_SAMPLER_MAX_STAGES) return NULL;
+    tc_sstage *s = &r->stages[r->n_stages];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    const tc_sstage *prev = r->n_stages >= 1 ? &r->stages[r->n_stages - 1] : NULL;
+    s->probs = malloc((k ? k : 1) * sizeof *s->probs);
+    if (share_ids && prev && prev->n == k) {
+        s->ids = prev->ids;
+        s->ids_shared = 1;
+    } else {
+        s->ids = malloc((k ? k : 1) * sizeof *s->ids);
+    }
+    if (!s->ids || !s->probs) {
+        if (!s->ids_shared) free(s->ids);
+        free(s->probs);
+        memset(s, 0, sizeof *s);
+        return NULL;
+    }
+    s->n = k;
+    r->n_stages++;
+    return s;
+}
+
+/* mass of s's ids in the previous stage's distribution, summed in s's order
+ * (ids absent from the previous stage add 0): the shared ids, an in-order
+ * subsequence, a binary search in id-sorted previous ids, or else a by-id table */
+static int stage_mass(ctx *c, const tc_sstage *s, double *out) {
+    const tc_sstage *prev = prev_stage(c);
+    double mass = 0.0;
+    if (s->ids == prev->ids) {
+        for (uint32_t i = 0; i < s->n; i++) mass += prev->probs[i];
+        *out = mass;
+        return TC_OK;
+    }
+    uint32_t j = 0, i = 0;
+    for (; i < s->n; i++) {
+        while (j < prev->n && prev->ids[j] != s->ids[i]) j++;
+        if (j == prev->n) break;
+        mass += prev->probs[j++];
+    }
+    if (i == s->n) { *out = mass; return TC_OK; }
+    int sorted = 1;
+    for (uint32_t t = 1; t < prev->n && sorted; t++) sorted = prev->ids[t - 1] < prev->ids[t];
+    mass = 0.0;
+    if (sorted) {
+        for (i = 0; i < s->n; i++) {
+            uint32_t lo = 0, hi = prev->n;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (prev->ids[mid] < s->ids[i]) lo = mid + 1;
+                else hi = mid;
+            }
+            mass += (lo < prev->n && prev->ids[lo] == s->ids[i]) ? prev->probs[lo] : 0.0;
+        }
+        *out = mass;
+        return TC_OK;
+    }
+    if (!c->prevp && !(c->prevp = calloc(c->n, sizeof *c->prevp))) return TC_ERR_NOMEM;
+    for (i = 0; i < prev->n; i++) c->prevp[prev->ids[i]] = prev->probs[i];
+    for (i = 0; i < s->n; i++) mass += c->prevp[s->ids[i]];
+    for (i = 0; i < prev->n; i++) c->prevp[prev->ids[i]] = 0.0;
+    *out = mass;
+    return TC_OK;
+}
+
+/* s->probs holds the weights (logits or probabilities); made the display
+ * probabilities in place (display_probs reads w[i] before writing out[i]) */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int stage_done(ctx *c, tc_sstage *s, int is_logit, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->cutoff, sizeof s->cutoff, fmt, ap);
+    va_end(ap);
+    s->entropy_bits = display_probs(s->probs, s->n, is_logit, s->probs);
+    if (c->res->n_stages == 1) {
+        s->kept_mass = 1.0;
+        return TC_OK;
+    }
+    return stage_mass(c, s, &s->kept_mass);
+}
+
+/* 1 if the k ids equal the previous stage's ids (a cheap test that saves a copy) */
+static int same_as_prev_ids(const ctx *c, uint32_t k, const int32_t *ids) {
+    const tc_sresult *r = c->res;
+    if (r->n_stages < 1) return 0;
+    const tc_sstage *prev = &r->stages[r->n_stages - 1];
+    return prev->n == k && k > 0 && memcmp(prev->ids, ids, k * sizeof *ids) == 0;
+}
+
+/* Appends a stage: k ids (engine order) with weights w (logits or probs), copied. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 7, 8)))
 #endif
 static int add_stage(ctx *c, const char *name, uint32_t k, const int32_t *ids, const double *w, int is_logit,
-                     const char *fmt, ...);
-
-static int add_stage_v(ctx *c, const char *name, uint32_t k, const int32_t *ids, const double *w, int is_logit,
-                       const char *fmt, va_list ap) {
-    tc_sresult *r = c->res;
-    if (r->n_stages >= TC_SAMPLER_MAX_STAGES) return TC_ERR_ARG;
-    tc_sstage *s = &r->stages[r->n_stages];
-    memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    vsnprintf(s->cutoff, sizeof s->cutoff, fmt, ap);
-    s->ids = malloc((k ? k : 1) * sizeof *s->ids);
-    s->probs = malloc((k ? k : 1) * sizeof *s->probs);
-    if (!s->ids || !s->probs) { free(s->ids); free(s->probs); s->ids = NULL; s->probs = NULL; return TC_ERR_NOMEM; }
-    r->n_stages++;
-    s->n = k;
-    if (k) memcpy(s->ids, ids, k * sizeof *ids);
-    double h = display_probs(w, k, is_logit, s->probs), mass = 0.0;
-    for (uint32_t i = 0; i < k; i++) mass += c->prevp[ids[i]];
-    s->kept_mass = r->n_stages == 1 ? 1.0 : mass;
-    s->entropy_bits = h;
-    if (r->n_stages >= 2) {
-        const tc_sstage *prev = &r->stages[r->n_stages - 2];
-        for (uint32_t i = 0; i < prev->n; i++) c->prevp[prev->ids[i]] = 0.0;
-    }
-    for (uint32_t i = 0; i < k; i++) c->prevp[ids[i]] = s->probs[i];
-    return TC_OK;
-}
-
-static int add_stage(ctx *c, const char *name, uint32_t k, const int32_t *ids, const double *w, int is_logit,
                      const char *fmt, ...) {
+    tc_sstage *s = stage_new(c, name, k, same_as_prev_ids(c, k, ids));
+    if (!s) return c->res->n_stages >= TC_SAMPLER_MAX_STAGES ? TC_ERR_ARG : TC_ERR_NOMEM;
+    if (k) {
+        if (!s->ids_shared) memcpy(s->ids, ids, k * sizeof *ids);
+        memcpy(s->probs, w, k * sizeof *w);
+    }
+    char cut[TC_SAMPLER_CUTOFF_MAX];
     va_list ap;
     va_start(ap, fmt);
-    int rc = add_stage_v(c, name, k, ids, w, is_logit, fmt, ap);
+    vsnprintf(cut, sizeof cut, fmt, ap);
     va_end(ap);
-    return rc;
+    return stage_done(c, s, is_logit, "%s", cut);
 }
 
-/* input: softmax of the raw logits over every finite id, in id order */
-static int add_input(ctx *c, int32_t *idbuf) {
-    uint32_t k = 0, bad = 0;
+/* input: softmax of the raw logits over every finite id, in id order; counts
+ * the non-finite logits for report_nonfinite */
+static int add_input(ctx *c) {
+    tc_sstage *s = stage_new(c, "input", c->n, 0);   /* n at most: untouched tail pages cost nothing */
+    if (!s) return TC_ERR_NOMEM;
+    uint32_t k = 0;
+    c->n_nan = c->n_pinf = c->n_ninf = 0;
+    c->first_nonfinite = -1;
     for (uint32_t i = 0; i < c->n; i++) {
-        if (isfinite(c->logits[i])) { idbuf[k] = (int32_t)i; c->tmp[k++] = c->logits[i]; }
-        else bad++;
+        const float v = c->logits[i];
+        if (isfinite(v)) { s->ids[k] = (int32_t)i; s->probs[k++] = v; continue; }
+        if (c->first_nonfinite < 0) c->first_nonfinite = (int32_t)i;
+        if (isnan(v)) c->n_nan++;
+        else if (v > 0) c->n_pinf++;
+        else c->n_ninf++;
     }
-    return add_stage(c, "input", k, idbuf, c->tmp, 1, "%u finite logits%s", k, bad ? " (non-finite left out)" : "");
+    s->n = k;
+    return stage_done(c, s, 1, "%u finite logits%s", k, k < c->n ? " (non-finite left out)" : "");
 }
 
 static int plan_alloc(tc_splan *pl, uint32_t n, int with_f, int with_d) {
@@ -291,18 +425,9 @@ static int plan_alloc(tc_splan *pl, uint32_t n, int with_f, int with_d) {
 }
 
 static void report_nonfinite(ctx *c, const char *how) {
-    uint32_t nan = 0, pinf = 0, ninf = 0;
-    int32_t first = -1;
-    for (uint32_t i = 0; i < c->n; i++) {
-        float v = c->logits[i];
-        if (isfinite(v)) continue;
-        if (first < 0) first = (int32_t)i;
-        if (isnan(v)) nan++;
-        else if (v > 0) pinf++;
-        else ninf++;
-    }
-    if (first >= 0)
-        note(c->res, "%u NaN, %u +inf, %u -inf (first at id %d): %s", nan, pinf, ninf, first, how);
+    if (c->first_nonfinite >= 0)
+        note(c->res, "%u NaN, %u +inf, %u -inf (first at id %d): %s", c->n_nan, c->n_pinf, c->n_ninf,
+             c->first_nonfinite, how);
 }
 
 /* ---- ds4 -------------------------------------------------------------------- */
@@ -313,7 +438,8 @@ typedef struct cand {
     float p;
 } cand;
 
-/* ds4.c sample_argmax: best = 0, best_v = DS4_NEG_INF (-1e30f); v > best_v
+/* ds4.c sample_argmax (chars ~984,200, confirmed): best = 0, best_v = DS4_NEG_INF
+ * (#define DS4_NEG_INF (-1.0e30f)); v > best_v
  * (the lowest id among equal maxima; NaN never wins). */
 static int32_t ds4_argmax(const float *lg, uint32_t n) {
     int32_t best = 0;
@@ -339,9 +465,12 @@ static int cand_cmp_desc(const void *a, const void *b) {
 /* records the ds4 min_p and top_p prefixes of cs[0..cnt) (sorted), fills the plan */
 static int ds4_cut(ctx *c, cand *cs, uint32_t cnt, float sum, float top_p, float min_p, int32_t *idb) {
     tc_sresult *r = c->res;
-    /* ds4.c sample_top_p_min_p / sample_full_vocab: min_prob = (p0 / sum) * min_p;
-     * for i: p = prob_i / sum; if (i > 0 && p < min_prob) break; filtered_sum +=
-     * prob_i; filtered++; if (filtered_sum / sum >= top_p) break. */
+    /* ds4.c sample_top_p_min_p / sample_full_vocab (confirmed, both paths): min-p is
+     * relative to the top: min_prob = (p0 / sum) * min_p; for i: p = prob_i / sum;
+     * if (i > 0 && p < min_prob) break; filtered_sum += prob_i; filtered++; if
+     * (filtered_sum / sum >= top_p) break (top-p on the running float sum, the
+     * rank that reaches top_p is kept). The draw: r = sample_rng_f32 * filtered_sum,
+     * r -= prob_i until r <= 0; never reached -> ids[filtered - 1]. */
     const float min_prob = (cs[0].p / sum) * min_p;
     uint32_t m_end = cnt;
     for (uint32_t i = 1; i < cnt; i++)
@@ -380,7 +509,8 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     int32_t k = p->top_k;
     int rc;
     report_nonfinite(c, "ds4 skips non-finite logits (isfinite), as sample_top_p_min_p does");
-    /* ds4.c sample_top_p_min_p: temperature <= 0 -> sample_argmax, no RNG draw */
+    /* ds4.c sample_top_p_min_p (chars ~989,500, confirmed): temperature <= 0 ->
+     * sample_argmax, no RNG draw (NaN T is not <= 0 and goes on) */
     if (T <= 0.0f) {
         r->greedy = 1;
         r->plan.kind = TC_DRAW_FIXED;
@@ -389,14 +519,20 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         return add_stage(c, "temperature", 1, &r->plan.fixed, &w, 1, "T=%g <= 0: argmax id %d (lowest id among equal maxima), no RNG draw",
                          (double)T, r->plan.fixed);
     }
-    /* ds4.c: top_p <= 0 or > 1 -> 1; min_p < 0 -> 0 */
+    /* ds4.c sample_top_p_min_p: top_p <= 0 or > 1 -> 1 (NaN stays NaN, so no top-p
+     * cut); min_p < 0 -> 0 (NaN stays NaN: min_prob NaN, no min-p cut) */
     if (top_p <= 0.0f || top_p > 1.0f) {
         note(r, "ds4: top_p %g outside (0, 1] is treated as 1 (off)", (double)top_p);
         top_p = 1.0f;
     }
     if (min_p < 0.0f) min_p = 0.0f;
+    if (k > 0)
+        note(r, "ds4: the ds4 CLI (ds4_cli.c run_sampled_generation) always samples with top_k = 0; "
+                "top_k > 0 follows ds4_sample_logits callers that pass k");
     if (k <= 0) {
-        /* ds4.c sample_full_vocab: max over finite logits (start DS4_NEG_INF), best = its id */
+        /* ds4.c sample_full_vocab (chars ~986,400, confirmed; the path the ds4 CLI
+         * always takes: it passes top_k = 0): max over isfinite logits from
+         * DS4_NEG_INF with >, best = its id; no finite logit -> sample_argmax */
         float maxl = -1.0e30f;
         int32_t best = 0;
         uint32_t finite = 0;
@@ -457,8 +593,11 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
             free(cs);
             return rc;
         }
-        /* ds4.c sample_full_vocab, top_p < 1: sum in id order, qsort by logit
-         * descending (ties: lower id first here; glibc qsort's tie order may differ) */
+        /* ds4.c sample_full_vocab, top_p < 1: float sum in id order before the sort;
+         * qsort with sample_candidate_cmp_desc, which compares the logit only, so
+         * the order of equal logits is the C library's: lower id first here (a
+         * stable sort of the id-ordered array, as glibc's merge-sort qsort gives);
+         * then min_prob = (p0 / sum) * max(min_p, 0) and the ds4_cut loop */
         for (uint32_t i = 0; i < cnt; i++) sum += cs[i].p;
         qsort(cs, cnt, sizeof *cs, cand_cmp_desc);
         for (uint32_t i = 0; i < cnt; i++) { idb[i] = cs[i].id; c->tmp[i] = cs[i].p; }
@@ -473,7 +612,8 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         free(cs);
         return rc;
     }
-    /* ds4.c sample_top_p_min_p top-k path: k capped at 1024 (stack arrays), then at n_vocab */
+    /* ds4.c sample_top_p_min_p top-k path (confirmed): k capped at 1024 (int ids[1024],
+     * float vals[1024]), then at n_vocab */
     int32_t kreq = k;
     if (k > 1024) k = 1024;
     if ((uint32_t)k > n) k = (int32_t)n;
@@ -502,7 +642,8 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         note(r, "ds4: no finite logit: sample_argmax fallback, no RNG draw");
         return add_stage(c, "temperature", 1, &r->plan.fixed, &zero, 1, "no finite logit: argmax id %d", r->plan.fixed);
     }
-    /* ds4.c: probs[i] = expf((vals[i] - vals[0]) / T); sum in rank order */
+    /* ds4.c sample_top_p_min_p: probs[i] = expf((vals[i] - vals[0]) / T), float sum in
+     * rank order; sum <= 0 or not finite -> ids[0], no RNG draw */
     float sum = 0.0f;
     for (uint32_t i = 0; i < cnt; i++) {
         top[i].p = expf((top[i].logit - top[0].logit) / T);
@@ -730,11 +871,48 @@ static void ip_sift_down(ip *a, uint32_t root, uint32_t n) {
     }
 }
 
-static int kestrel_stage(ctx *c, const char *name, const float *probs, int32_t *idb, const char *cut) {
+static int i32_cmp(const void *a, const void *b) {
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* a stage of the ids whose probability is not 0 (NaN included), in id order,
+ * taken from the ascending ids src[0..nsrc) (every id outside them has
+ * probability 0) or, when src is NULL, from every id. With dst, the kept ids
+ * are also written there (dst may be src: compaction in place). The ids array
+ * is shared with the previous stage when it is the same. */
+static int kestrel_stage(ctx *c, const char *name, const float *probs, const int32_t *src, uint32_t nsrc,
+                         int32_t *dst, uint32_t *ndst, const char *cut) {
+    const tc_sstage *prev = &c->res->stages[c->res->n_stages - 1];
+    const int32_t *pids = prev->ids;
+    const uint32_t pn = prev->n, cap = src ? nsrc : c->n;
+    tc_sstage *s = stage_new(c, name, cap, 1);   /* ids decided below */
+    if (!s) return c->res->n_stages >= TC_SAMPLER_MAX_STAGES ? TC_ERR_ARG : TC_ERR_NOMEM;
+    if (!s->ids_shared) free(s->ids);
+    s->ids = NULL;                               /* set below: own array or pids */
+    s->ids_shared = 0;
+    int32_t *own = NULL;                         /* s's own ids once they differ from pids */
     uint32_t k = 0;
-    for (uint32_t i = 0; i < c->n; i++)
-        if (probs[i] != 0.0f) { idb[k] = (int32_t)i; c->tmp[k++] = probs[i]; }
-    return add_stage(c, name, k, idb, c->tmp, 0, "%s", cut);
+    for (uint32_t j = 0; j < cap; j++) {
+        const uint32_t i = src ? (uint32_t)src[j] : j;
+        if (probs[i] == 0.0f) continue;
+        if (!own && (k >= pn || pids[k] != (int32_t)i)) {
+            if (!(own = malloc((cap ? cap : 1) * sizeof *own))) return TC_ERR_NOMEM;
+            if (k) memcpy(own, pids, k * sizeof *own);
+        }
+        if (own) own[k] = (int32_t)i;
+        if (dst) dst[k] = (int32_t)i;
+        s->probs[k++] = probs[i];
+    }
+    if (!own && (k != pn || k == 0)) {
+        if (!(own = malloc((k ? k : 1) * sizeof *own))) return TC_ERR_NOMEM;
+        if (k) memcpy(own, pids, k * sizeof *own);
+    }
+    if (own) s->ids = own;
+    else { s->ids = (int32_t *)pids; s->ids_shared = 1; }
+    s->n = k;
+    if (ndst) *ndst = k;
+    return stage_done(c, s, 0, "%s", cut);
 }
 
 static int32_t kestrel_argmax(const float *lg, uint32_t n) {
@@ -752,7 +930,11 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     char cut[TC_SAMPLER_CUTOFF_MAX];
     int rc = TC_OK;
     report_nonfinite(c, "kestrel does not filter them (the float arithmetic runs on them as is)");
-    /* sample_token_pk: temperature <= 0 or top_p <= 0 -> argmax, no rand() */
+    note(r, "kestrel never calls srand (src/main.c main): a fresh engine process draws as after srand(1); "
+            "seed S here means srand(S)");
+    /* vllm_transformer.c sample_token_pk (chars ~12,900, confirmed): temperature <= 0
+     * or top_p <= 0 -> argmax (best = 0; logits[i] > logits[best]), no rand() call,
+     * special ids not applied; NaN T / top_p are not <= 0 and go on */
     if (T <= 0.0f || p->top_p <= 0.0f) {
         double zero = 0.0;
         r->greedy = 1;
@@ -765,36 +947,49 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     float *probs = malloc(n * sizeof *probs);
     ip *heap = NULL;
     if (!probs) return TC_ERR_NOMEM;
-    /* softmax with temperature: max by > from logits[0]; expf((l - max) / T);
-     * float sum in id order; probs /= sum */
+    /* L (after top-k): ascending ids that may hold a nonzero probability (all others are 0) */
+    int32_t *L = idb;
+    uint32_t nl = 0;
+    /* sample_token_pk "Softmax with temperature" (confirmed): max by > from logits[0];
+     * probs[i] = expf((l - max) / T); float sum in id order; probs /= sum. The index
+     * of that max is also the fallback argmax (best = 0; logits[i] > logits[best]). */
     float mx = lg[0];
+    int32_t argmax = 0;
     for (uint32_t i = 1; i < n; i++)
-        if (lg[i] > mx) mx = lg[i];
+        if (lg[i] > mx) { mx = lg[i]; argmax = (int32_t)i; }
     float sum = 0.0f;
     for (uint32_t i = 0; i < n; i++) { probs[i] = expf((lg[i] - mx) / T); sum += probs[i]; }
     for (uint32_t i = 0; i < n; i++) probs[i] /= sum;
     if (isnan(sum))
         note(r, "kestrel: the softmax sum is NaN: every probability is NaN and the draw falls back to the argmax of the logits");
     snprintf(cut, sizeof cut, "T=%g: softmax in float over the whole vocabulary, id order", (double)T);
-    if ((rc = kestrel_stage(c, "temperature", probs, idb, cut))) goto done;
-    /* suppress special ids 0 (<unk>), 1 (<s>), 3 (<pad>): probs set to 0 (not renormalized) */
+    if ((rc = kestrel_stage(c, "temperature", probs, NULL, 0, NULL, NULL, cut))) goto done;
+    /* sample_token_pk "Suppress special tokens" (confirmed): probs[0] (<unk>), probs[1]
+     * (<s>), probs[3] (<pad>) = 0, not renormalized (the engine writes them
+     * unconditionally; a vocabulary of <= 3 ids would be out of bounds there) */
     double banned = 0.0;
     static const uint32_t BAN[3] = {0, 1, 3};
     for (int b = 0; b < 3; b++)
         if (BAN[b] < n) { banned += probs[BAN[b]]; probs[BAN[b]] = 0.0f; }
     snprintf(cut, sizeof cut, "ids 0, 1, 3 set to 0 (mass %.6g removed, not renormalized)", banned);
-    if ((rc = kestrel_stage(c, "ban", probs, idb, cut))) goto done;
-    /* apply_top_k: k <= 0 or k >= vocab -> no-op; min-heap (by prob) of capacity
+    {   /* the temperature stage holds exactly the nonzero ids */
+        const tc_sstage *t = &r->stages[r->n_stages - 1];
+        if ((rc = kestrel_stage(c, "ban", probs, t->ids, t->n, NULL, NULL, cut))) goto done;
+    }
+    const tc_sstage *ban = &r->stages[r->n_stages - 1];   /* its ids: the nonzero ones */
+    /* vllm_transformer.c apply_top_k (chars ~10,900, confirmed): k <= 0 or k >= vocab -> no-op; min-heap (by prob) of capacity
      * k over probs > 0 in id order: fill with sift-up (stop when parent <= child);
      * when full, replace the root only if p > root, sift-down (stop when the
-     * smaller child >= node); then zero everything and restore the heap's ids */
+     * smaller child >= node); then zero everything and restore the heap's ids.
+     * Zeros are skipped (p <= 0), so walking L gives the same heap. */
     int32_t k = p->top_k;
     if (k <= 0 || k >= (int32_t)n) snprintf(cut, sizeof cut, "k=%d: no-op (k <= 0 or k >= vocabulary %u)", k, n);
     else {
         heap = malloc((size_t)k * sizeof *heap);
         if (!heap) { rc = TC_ERR_NOMEM; goto done; }
         uint32_t hn = 0, K = (uint32_t)k;
-        for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t j = 0; j < ban->n; j++) {
+            const uint32_t i = (uint32_t)ban->ids[j];
             float pr = probs[i];
             if (pr <= 0.0f) continue;
             if (hn < K) {
@@ -819,37 +1014,50 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
                 }
             }
         }
-        memset(probs, 0, n * sizeof *probs);
+        for (uint32_t j = 0; j < ban->n; j++) probs[ban->ids[j]] = 0.0f;
         for (uint32_t i = 0; i < hn; i++) probs[heap[i].idx] = heap[i].prob;
+        for (uint32_t i = 0; i < hn; i++) L[i] = heap[i].idx;
+        nl = hn;
+        qsort(L, nl, sizeof *L, i32_cmp);
         snprintf(cut, sizeof cut, "k=%d: %u kept (min-heap on probabilities)", k, hn);
     }
-    if ((rc = kestrel_stage(c, "top_k", probs, idb, cut))) goto done;
-    /* min-p: min_p > 0: maxp by > from probs[0]; probs < min_p * maxp -> 0 */
+    if (!heap) {   /* no top-k: L is the ban stage's ids */
+        nl = ban->n;
+        memcpy(L, ban->ids, nl * sizeof *L);
+    }
+    if ((rc = kestrel_stage(c, "top_k", probs, L, nl, L, &nl, cut))) goto done;
+    /* sample_token_pk "Min-P filtering" (confirmed): min_p > 0: maxp by > from probs[0]
+     * (after the ban and top-k); probs < min_p * maxp -> 0. The zeros outside L
+     * neither raise maxp (which starts at probs[0] >= 0 or NaN) nor change. */
     if (p->min_p > 0.0f) {
         float maxp = probs[0];
-        for (uint32_t i = 1; i < n; i++)
-            if (probs[i] > maxp) maxp = probs[i];
+        for (uint32_t j = 0; j < nl; j++)
+            if (L[j] >= 1 && probs[L[j]] > maxp) maxp = probs[L[j]];
         float thr = p->min_p * maxp;
-        for (uint32_t i = 0; i < n; i++)
-            if (probs[i] < thr) probs[i] = 0.0f;
+        for (uint32_t j = 0; j < nl; j++)
+            if (probs[L[j]] < thr) probs[L[j]] = 0.0f;
         snprintf(cut, sizeof cut, "min_p=%g of the top prob %.6g: threshold %.6g", (double)p->min_p, (double)maxp, (double)thr);
     } else snprintf(cut, sizeof cut, "min_p=%g <= 0: off", (double)p->min_p);
-    if ((rc = kestrel_stage(c, "min_p", probs, idb, cut))) goto done;
-    /* top-p: top_p < 1: max-heap over every id (prob desc, idx asc); extract
+    if ((rc = kestrel_stage(c, "min_p", probs, L, nl, L, &nl, cut))) goto done;
+    /* sample_token_pk "Top-P filtering" (confirmed; heap order of idxprob_sift_down):
+     * top_p < 1: max-heap over every id (prob desc, idx asc); extract
      * while cumsum < top_p (float cumsum += prob, on the probabilities as they
      * are: not renormalized after ban / top-k / min-p); zero the rest */
     if (p->top_p < 1.0f) {
-        ip *all = malloc(n * sizeof *all);
-        if (!all) { rc = TC_ERR_NOMEM; goto done; }
         /* Without NaN the heap order is a strict total order, so extraction
          * yields the sorted order whatever else the heap holds, and extracting
          * a 0 changes neither cum nor probs: the zeros are left out then. With
          * NaN the exact heap over every id is replayed. */
         int any_nan = 0;
-        for (uint32_t i = 0; i < n; i++) any_nan |= isnan(probs[i]);
+        for (uint32_t j = 0; j < nl; j++) any_nan |= isnan(probs[L[j]]);
+        ip *all = malloc((any_nan ? n : (nl ? nl : 1)) * sizeof *all);
+        if (!all) { rc = TC_ERR_NOMEM; goto done; }
         uint32_t hn = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (any_nan || probs[i] != 0.0f) { all[hn].idx = (int32_t)i; all[hn++].prob = probs[i]; }
+        if (any_nan)
+            for (uint32_t i = 0; i < n; i++) { all[hn].idx = (int32_t)i; all[hn++].prob = probs[i]; }
+        else
+            for (uint32_t j = 0; j < nl; j++)
+                if (probs[L[j]] != 0.0f) { all[hn].idx = L[j]; all[hn++].prob = probs[L[j]]; }
         for (uint32_t i = hn / 2; i-- > 0;) ip_sift_down(all, i, hn);
         float cum = 0.0f;
         uint32_t left = hn;
@@ -868,27 +1076,23 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
                  hn - left, (double)cum, (double)lastp, cum < p->top_p ? " (p never reached)" : "");
         free(all);
     } else snprintf(cut, sizeof cut, "p=%g >= 1: off", (double)p->top_p);
-    if ((rc = kestrel_stage(c, "top_p", probs, idb, cut))) goto done;
-    /* draw: sum over ids (float); r = (float)rand() / (float)RAND_MAX * sum;
-     * cumsum in id order, first r <= cumsum; fallback argmax of the logits */
+    if ((rc = kestrel_stage(c, "top_p", probs, L, nl, L, &nl, cut))) goto done;
+    /* sample_token_pk "Renormalize and sample" (confirmed): sum over ids (float);
+     * r = (float)rand() / (float)RAND_MAX * sum; float cumsum in id order, first
+     * r <= cumsum; never reached (NaN) -> argmax of the logits. The zeros outside
+     * L add +0.0f, which leaves the float sum as it is. */
     {
-        uint32_t m = 0;
         float s2 = 0.0f;
-        for (uint32_t i = 0; i < n; i++) {
-            s2 += probs[i];
-            if (probs[i] != 0.0f) m++;
-        }
+        for (uint32_t j = 0; j < nl; j++) s2 += probs[L[j]];
         tc_splan *pl = &r->plan;
-        if ((rc = plan_alloc(pl, m, 1, 0))) goto done;
-        m = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (probs[i] != 0.0f) { pl->ids[m] = (int32_t)i; pl->fw[m++] = probs[i]; }
+        if ((rc = plan_alloc(pl, nl, 1, 0))) goto done;
+        for (uint32_t j = 0; j < nl; j++) { pl->ids[j] = L[j]; pl->fw[j] = probs[L[j]]; }
         pl->fsum = s2;
         pl->n_vocab = n;
-        if (m == 0)
+        if (nl == 0)
             note(r, "kestrel: no probability left (banned or cut): the sum is 0, so r = 0 <= cumsum and the draw returns id 0");
         pl->kind = TC_DRAW_KESTREL;
-        pl->fixed = kestrel_argmax(lg, n);
+        pl->fixed = argmax;
     }
 done:
     free(heap);
@@ -906,13 +1110,29 @@ typedef struct gi {
 typedef struct gen {
     gi *d;
     uint32_t k;
-    double *base;      /* by id: the tempered softmax over the whole set (kestrel top-p) */
+    double *base;      /* by id: the tempered softmax over the whole set (kestrel top-p);
+                        * NULL when no stage reads it */
 } gen;
 
 static int gi_desc(const void *a, const void *b) {
     const gi *x = a, *y = b;
     if (x->sc > y->sc) return -1;
     if (x->sc < y->sc) return 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* hf top-p scratch: score ascending, then id ascending (torch.sort's order
+ * among equal scores); pos is the entry's index in g->d */
+typedef struct gp {
+    int32_t id;
+    uint32_t pos;
+    double sc;
+} gp;
+
+static int gp_asc(const void *a, const void *b) {
+    const gp *x = a, *y = b;
+    if (x->sc < y->sc) return -1;
+    if (x->sc > y->sc) return 1;
     return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -956,6 +1176,7 @@ static void gen_probs(const gen *g, double *out) {
 }
 
 static void gen_set_base(gen *g, double *tmp) {
+    if (!g->base) return;
     gen_probs(g, tmp);
     for (uint32_t i = 0; i < g->k; i++) g->base[g->d[i].id] = tmp[i];
 }
@@ -968,9 +1189,17 @@ static void gen_filter(gen *g, const unsigned char *keep) {
     g->k = j;
 }
 
-static int gen_stage(ctx *c, const char *name, const gen *g, int32_t *idb, const char *cut) {
-    for (uint32_t i = 0; i < g->k; i++) { idb[i] = g->d[i].id; c->tmp[i] = g->d[i].sc; }
-    return add_stage(c, name, g->k, idb, c->tmp, 1, "%s", cut);
+static int gen_stage(ctx *c, const char *name, const gen *g, const char *cut) {
+    const tc_sstage *prev = &c->res->stages[c->res->n_stages - 1];
+    int same = prev->n == g->k && g->k > 0;
+    for (uint32_t i = 0; i < g->k && same; i++) same = prev->ids[i] == g->d[i].id;
+    tc_sstage *s = stage_new(c, name, g->k, same);
+    if (!s) return c->res->n_stages >= TC_SAMPLER_MAX_STAGES ? TC_ERR_ARG : TC_ERR_NOMEM;
+    for (uint32_t i = 0; i < g->k; i++) {
+        if (!s->ids_shared) s->ids[i] = g->d[i].id;
+        s->probs[i] = g->d[i].sc;
+    }
+    return stage_done(c, s, 1, "%s", cut);
 }
 
 static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const tc_sampler_params *p,
@@ -981,7 +1210,11 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
     if (g->k == 0) { snprintf(cut, TC_SAMPLER_CUTOFF_MAX, "no candidates"); return 0; }
     switch (st) {
     case TC_STAGE_TEMPERATURE: {
-        /* every engine divides by T; T <= 0 is greedy (hf: do_sample=False argmax) */
+        /* every engine divides by T (hf TemperatureLogitsWarper.__call__: scores /
+         * temperature, confirmed; generate skips it at T == 1). T <= 0 is greedy here:
+         * in hf, TemperatureLogitsWarper raises ValueError for T <= 0 with
+         * do_sample=True; do_sample=False is torch.argmax over the logits, with no
+         * warper at all (the first index among equal maxima) */
         double T = p->temperature;
         if (!(T > 0)) {
             uint32_t b = 0;
@@ -1008,7 +1241,9 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
         if (sem == TC_SEM_DS4 && kk > 1024) kk = 1024;   /* ds4.c: cap 1024 */
         if (kk > g->k) kk = g->k;
         if (sem == TC_SEM_HF) {
-            /* TopKLogitsWarper: remove scores < the k-th largest (ties at it stay) */
+            /* hf TopKLogitsWarper (confirmed): top_k = max(top_k, min_tokens_to_keep = 1),
+             * min(top_k, vocab); remove scores < torch.topk(scores, top_k)[0][-1]: ties at
+             * the k-th value stay; generate adds it only when top_k != 0 */
             double thr = kth_largest(g, kk);
             if (isnan(thr)) return TC_ERR_NOMEM;
             for (uint32_t i = 0; i < g->k; i++) keep[i] = !(g->d[i].sc < thr);
@@ -1034,15 +1269,29 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
         if (sem == TC_SEM_DS4 && (tp <= 0 || tp > 1)) tp = 1;      /* ds4.c clamp */
         if (sem != TC_SEM_DS4 && tp >= 1) { snprintf(cut, TC_SAMPLER_CUTOFF_MAX, "p=%g >= 1: off (%s)", tp, sn); return 0; }
         if (sem == TC_SEM_HF) {
-            /* TopPLogitsWarper: ascending sort, cumulative softmax; remove
-             * cum <= 1 - p; the last (top) min_tokens_to_keep = 1 stays */
-            qsort(g->d, g->k, sizeof *g->d, gi_desc);
-            gen_probs(g, pr);
+            /* transformers src/transformers/generation/logits_process.py,
+             * TopPLogitsWarper.__call__ (stored copy at commit 00857b6c, chars
+             * ~23,900-24,900): torch.sort(scores, descending=False); softmax of
+             * the sorted scores; cumsum; remove cumulative <= 1 - top_p; the last
+             * min_tokens_to_keep (= 1 from generate) sorted entries stay; the
+             * mask is scattered back, so the scores keep their vocabulary order.
+             * Ties: torch.sort does not promise stability, but its CPU and CUDA
+             * kernels keep the input (vocabulary) order among equal scores, so
+             * the ascending order here is (score asc, id asc): among equal
+             * scores the lower ids are removed first and the kept top is the
+             * highest id among equal maxima. g->d is not reordered. */
+            gp *s = malloc(g->k * sizeof *s);
+            if (!s) return TC_ERR_NOMEM;
+            for (uint32_t i = 0; i < g->k; i++) { s[i].id = g->d[i].id; s[i].pos = i; s[i].sc = g->d[i].sc; }
+            qsort(s, g->k, sizeof *s, gp_asc);
+            for (uint32_t i = 0; i < g->k; i++) pr[i] = s[i].sc;
+            display_probs(pr, g->k, 1, pr);
             double cum = 0;
-            for (uint32_t i = g->k; i-- > 0;) {
+            for (uint32_t i = 0; i < g->k; i++) {
                 cum += pr[i];
-                keep[i] = !(cum <= 1.0 - tp) || i == 0;
+                keep[s[i].pos] = !(cum <= 1.0 - tp) || i + 1 == g->k;
             }
+            free(s);
             gen_filter(g, keep);
             snprintf(cut, TC_SAMPLER_CUTOFF_MAX, "p=%g: ascending cumulative <= %.6g removed, %u kept (hf)", tp, 1.0 - tp, g->k);
             return 0;
@@ -1096,6 +1345,10 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
             snprintf(cut, TC_SAMPLER_CUTOFF_MAX, "min_p=%g: logit >= max + ln(min_p) = %.6g, %u kept (llama.cpp)", mp, thr, g->k);
             return 0;
         }
+        /* hf MinPLogitsWarper (confirmed): probs = softmax(scores); remove probs <
+         * min_p * max(probs), relative to the top prob after the earlier warpers;
+         * the top-1 (torch.topk, min_tokens_to_keep = 1) always stays; order kept.
+         * ds4 semantics: the same threshold on the sorted candidates. */
         if (sem == TC_SEM_DS4) qsort(g->d, g->k, sizeof *g->d, gi_desc);
         gen_probs(g, pr);
         double mx = 0;
@@ -1113,17 +1366,23 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
 }
 
 static int run_generic(ctx *c, const tc_sampler_params *p, int32_t *idb) {
+    (void)idb;
     tc_sresult *r = c->res;
     tc_stage_kind order[4];
     tc_semantics sem[4];
     int n_order;
     if (p->preset == TC_SP_HF) {
-        /* GenerationMixin._get_logits_processor: temperature, top-k, top-p, min-p */
+        /* GenerationMixin._get_logits_processor (confirmed): with do_sample, temperature
+         * (T != 1), top-k (k != 0), top-p (p < 1), min-p (set), in that order */
         static const tc_stage_kind HF[4] = {TC_STAGE_TEMPERATURE, TC_STAGE_TOP_K, TC_STAGE_TOP_P, TC_STAGE_MIN_P};
         memcpy(order, HF, sizeof order);
         for (int i = 0; i < 4; i++) sem[i] = TC_SEM_HF;
         n_order = 4;
         note(r, "hf: draw not reproducible (torch.multinomial); the draws shown use xorshift64* over the final probabilities");
+        if (!(p->temperature > 0))
+            note(r, "hf: generate(do_sample=True) raises ValueError for temperature <= 0; shown as do_sample=False (argmax)");
+        if (p->top_k < 0 || p->top_p < 0 || p->min_p < 0 || p->min_p > 1)
+            note(r, "hf: the warpers raise ValueError for top_k < 0, top_p < 0 or min_p outside [0, 1]; shown with the rules applied as is");
     } else {
         n_order = p->n_order;
         memcpy(order, p->order, sizeof order);
@@ -1131,17 +1390,20 @@ static int run_generic(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         note(r, "custom: no engine's draw; the draws use xorshift64* over the final probabilities (double)");
     }
     report_nonfinite(c, "NaN and -inf are dropped; +inf entries share all the mass");
-    gen g = {malloc(c->n * sizeof(gi)), 0, calloc(c->n, sizeof(double))};
+    /* only a kestrel-semantics top-p reads the base softmax */
+    int need_base = 0;
+    for (int s = 0; s < n_order; s++) need_base |= order[s] == TC_STAGE_TOP_P && sem[TC_STAGE_TOP_P] == TC_SEM_KESTREL;
+    gen g = {malloc(c->n * sizeof(gi)), 0, need_base ? calloc(c->n, sizeof(double)) : NULL};
     unsigned char *keep = malloc(c->n);
     int rc = TC_OK;
     char cut[TC_SAMPLER_CUTOFF_MAX];
-    if (!g.d || !g.base || !keep) { rc = TC_ERR_NOMEM; goto done; }
+    if (!g.d || (need_base && !g.base) || !keep) { rc = TC_ERR_NOMEM; goto done; }
     for (uint32_t i = 0; i < c->n; i++)
         if (!isnan(c->logits[i]) && c->logits[i] != -INFINITY) { g.d[g.k].id = (int32_t)i; g.d[g.k++].sc = c->logits[i]; }
     gen_set_base(&g, c->tmp);
     for (int s = 0; s < n_order && !rc; s++) {
         rc = gen_apply(c, &g, order[s], sem[order[s]], p, keep, cut);
-        if (!rc) rc = gen_stage(c, STAGE_NAMES[order[s]], &g, idb, cut);
+        if (!rc) rc = gen_stage(c, STAGE_NAMES[order[s]], &g, cut);
     }
     if (rc) goto done;
     tc_splan *pl = &r->plan;
@@ -1165,7 +1427,7 @@ done:
 void tc_sresult_free(tc_sresult *r) {
     if (!r) return;
     for (int i = 0; i < r->n_stages; i++) {
-        free(r->stages[i].ids);
+        if (!r->stages[i].ids_shared) free(r->stages[i].ids);
         free(r->stages[i].probs);
     }
     free(r->plan.ids);
@@ -1189,11 +1451,11 @@ int tc_sampler_run(const float *logits, uint32_t n, const tc_sampler_params *p, 
         for (int i = 0; i < 4; i++)
             if ((unsigned)p->semantics[i] > 3) return tc_error_set(err, TC_ERR_ARG, "sampler: unknown semantics for %s", STAGE_NAMES[i]);
     }
-    ctx c = {logits, n, out, calloc(n, sizeof(double)), malloc(n * sizeof(double))};
+    ctx c = {logits, n, out, NULL, malloc(n * sizeof(double)), 0, 0, 0, -1};
     int32_t *idb = malloc(n * sizeof *idb);
     int rc;
-    if (!c.prevp || !c.tmp || !idb) rc = TC_ERR_NOMEM;
-    else rc = add_input(&c, idb);
+    if (!c.tmp || !idb) rc = TC_ERR_NOMEM;
+    else rc = add_input(&c);
     if (rc == TC_OK) {
         switch (p->preset) {
         case TC_SP_DS4: rc = run_ds4(&c, p, idb); break;

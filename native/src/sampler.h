@@ -98,6 +98,7 @@ typedef struct tc_sstage {
     char name[16];          /* "input", "temperature", "top_k", "top_p", "min_p", "ban" */
     uint32_t n;             /* kept candidates (as the engine holds them) */
     int32_t *ids;           /* n ids in the engine's order */
+    int ids_shared;         /* ids is the previous stage's array (same ids, same order): not freed here */
     double *probs;          /* n probabilities, renormalized over the kept set */
     double kept_mass;       /* mass of the kept set in the previous stage's distribution */
     double entropy_bits;

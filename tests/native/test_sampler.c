@@ -247,6 +247,20 @@ static void test_hf(void) {
     run(lg, 6, params(TC_SP_HF, 1.0f, 0, 0.0f, 0.0f, 1), &r, d, 8, NULL);
     CHECK(r.stages[3].n == 1 && r.stages[3].ids[0] == 1 && d[0] == 1);
     tc_sresult_free(&r);
+    /* top-p ties (transformers TopPLogitsWarper, torch.sort ascending keeps index order):
+     * [3, 1, 1, 1] -> probs 0.7112, 0.0963 x3; ascending ids 1, 2, 3, 0, cumulative
+     * 0.0963, 0.1925, 0.2888, 1; p = 0.8 removes cumulative <= 0.2 (ids 1, 2); the
+     * kept scores stay in vocabulary order */
+    float tie[4] = {3, 1, 1, 1};
+    run(tie, 4, params(TC_SP_HF, 1.0f, 0, 0.8f, 0.0f, 1), &r, d, 4, NULL);
+    CHECK(r.stages[3].n == 2 && r.stages[3].ids[0] == 0 && r.stages[3].ids[1] == 3);
+    tc_sresult_free(&r);
+    /* equal maxima, p = 0.3: ascending [0, 1], cumulative 0.5 <= 0.7 removes id 0; the
+     * last sorted entry (id 1) is the min_tokens_to_keep one */
+    float two[2] = {5, 5};
+    run(two, 2, params(TC_SP_HF, 1.0f, 0, 0.3f, 0.0f, 1), &r, d, 4, NULL);
+    CHECK(r.stages[3].n == 1 && r.stages[3].ids[0] == 1 && d[0] == 1 && d[3] == 1);
+    tc_sresult_free(&r);
     /* custom order and semantics */
     tc_sampler_params p = params(TC_SP_CUSTOM, 1.0f, 3, 0.9f, 0.2f, 1);
     p.n_order = 2;
