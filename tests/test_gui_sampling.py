@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
 
 from tokinspect.sampling import PRESETS, SamplerSettings, run_stages  # noqa: E402
@@ -173,9 +173,15 @@ def test_engines_side_by_side_flag_different_fates(qtbot, win, tmp_path, monkeyp
     settle(qtbot, win)
     qtbot.waitUntil(lambda: m.settings.temperature == 3.0 and m.engines is not None
                     and m.engines.settings == m.settings and any(f.differs for f in m.engines.fates), timeout=WAIT)
-    diff_rows = [k for k, f in enumerate(m.engines.fates) if f.differs]
-    item = pane.engines.item(diff_rows[0], 1)
-    assert item is not None and item.background().color().alpha() > 0
-    last = pane.engines.rowCount() - 1
-    assert pane.engines.item(last, 0).text().startswith("draw (seed")
-    assert "not reproducible" in pane.engines.item(last, 4).text()      # hf
+    # one row per engine: the draw, then a column per top token
+    t = pane.engines
+    assert t.rowCount() == 4 and [t.verticalHeaderItem(r).text() for r in range(4)] == ["ds4", "llama.cpp",
+                                                                                        "kestrel", "hf"]
+    diff_cols = [k for k, f in enumerate(m.engines.fates) if f.differs]
+    llama, hf = t.item(1, diff_cols[0] + 1), t.item(3, diff_cols[0] + 1)
+    assert llama.text().startswith("cut by top_p") and not hf.text().startswith("cut")
+    assert llama.background().color().alpha() > 0
+    same = next(k for k, f in enumerate(m.engines.fates) if not f.differs)
+    assert t.item(0, same + 1).background().style() == Qt.BrushStyle.NoBrush
+    assert t.columnCount() == len(m.engines.fates) + 1 and t.horizontalHeaderItem(0).text().startswith("draw (seed")
+    assert "not reproducible" in t.item(3, 0).text() and "not reproducible" not in t.item(0, 0).text()

@@ -243,15 +243,14 @@ class SamplingPane(QWidget):
         self.hist.addItem(self.observed)
         dv.addWidget(self.hist, 1)
         bottom.addWidget(drawbox)
-        self.engines = QTableWidget(0, len(ENGINES) + 1)
-        self.engines.setHorizontalHeaderLabels(["token", *ENGINES])
-        self.engines.verticalHeader().setVisible(False)
+        self.engines = QTableWidget(len(ENGINES), 1)
+        self.engines.setVerticalHeaderLabels(list(ENGINES))
         self.engines.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.engines.horizontalHeader().setStretchLastSection(True)
         eng = QWidget()
         ev = QVBoxLayout(eng)
         ev.setContentsMargins(0, 0, 0, 0)
-        ev.addWidget(QLabel("Same logits, same settings and seed, every engine (rows in red: fates differ)"))
+        ev.addWidget(QLabel("Same logits, settings and seed: one row per engine, a column per top token "
+                            "(its final probability or the stage that cut it; red: fates differ), after the draw"))
         ev.addWidget(self.engines, 1)
         bottom.addWidget(eng)
         bottom.setSizes([500, 600])
@@ -362,22 +361,21 @@ class SamplingPane(QWidget):
         self.source_label.setToolTip(f"{mode}; stages in {v.seconds * 1000:.1f} ms")
 
     def show_engines(self, v: EnginesView) -> None:
-        self.engines.setUpdatesEnabled(False)
-        self.engines.setRowCount(len(v.fates) + 1)
+        t = self.engines
+        t.setUpdatesEnabled(False)
+        t.setColumnCount(len(v.fates) + 1)
+        t.setHorizontalHeaderLabels([f"draw (seed {v.settings.seed})"] + [f"{f.id} {f.label}" for f in v.fates])
         bad = QColor(255, 80, 80, 70)
-        for r, f in enumerate(v.fates):
-            cells = (f"{f.id} {f.label}", *f.cells)
-            for c, text in enumerate(cells):
+        for c, f in enumerate(v.fates):
+            for r, text in enumerate(f.cells):
                 item = QTableWidgetItem(text)
                 if f.differs:
                     item.setBackground(bad)
-                self.engines.setItem(r, c, item)
-        last = len(v.fates)
-        self.engines.setItem(last, 0, QTableWidgetItem(f"draw (seed {v.settings.seed})"))
-        for c, text in enumerate(v.engine_draws):
-            self.engines.setItem(last, c + 1, QTableWidgetItem(text))
-        self.engines.setColumnWidth(0, 150)
-        self.engines.setUpdatesEnabled(True)
+                t.setItem(r, c + 1, item)
+        for r, text in enumerate(v.engine_draws):
+            t.setItem(r, 0, QTableWidgetItem(text))
+        t.resizeColumnsToContents()
+        t.setUpdatesEnabled(True)
 
     def show_draw(self, d: DrawView) -> None:
         rng = f"RNG before: {d.draws.rng_before}; after: {d.draws.rng_after}"
