@@ -32,22 +32,15 @@ from PySide6.QtWidgets import (
 
 from tokinspect.gui_audit import RowsModel
 
+from .panes import rows_table
 from .token_text import TokenTextEdit
 
 PARSERS = ("jsonl", "ints", "regex")
 
 
 def _table(model: RowsModel, widths: tuple[int, ...]) -> QTableView:
-    t = QTableView()
-    t.setModel(model)
-    t.verticalHeader().setVisible(False)
-    t.horizontalHeader().setStretchLastSection(True)
-    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    t = rows_table(model, widths)
     t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    t.setWordWrap(False)
-    t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
-    for col, w in enumerate(widths):
-        t.setColumnWidth(col, w)
     return t
 
 

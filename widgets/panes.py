@@ -375,7 +375,8 @@ class ChatPane(QWidget):
             self.model.remove(r)
 
 
-def _rows_table(model: RowsModel, widths: tuple[int, ...]) -> QTableView:
+def rows_table(model: RowsModel, widths: tuple[int, ...]) -> QTableView:
+    """A read-only table of whole rows, compact, with the given column widths."""
     t = QTableView()
     t.setModel(model)
     t.verticalHeader().setVisible(False)
@@ -411,9 +412,9 @@ class AuditPane(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.summary)
         split = QSplitter(Qt.Orientation.Vertical)
-        self.classes = _rows_table(model.classes, (250, 90))
-        self.groups = _rows_table(model.groups, (50, 120, 90))
-        self.probes = _rows_table(model.probes, (60, 80, 80))
+        self.classes = rows_table(model.classes, (250, 90))
+        self.groups = rows_table(model.groups, (50, 120, 90))
+        self.probes = rows_table(model.probes, (60, 80, 80))
         self.groups_label = QLabel("Identical stored bytes")
         for lab, table in ((QLabel("Byte classes"), self.classes), (self.groups_label, self.groups),
                            (QLabel("Probes (space, newline, 0xAD, 0x7F)"), self.probes)):

@@ -393,12 +393,17 @@ def encode_command(conn: BoardConnection, template: str, texts: Sequence[str], m
     except BoardError as e:
         return _result(c, _fail(e, c.done, len(slots)), t0, e)
     finally:
-        if upload is not None and conn.is_alive:
-            try:
-                conn.run(f"rm -f {shlex.quote(upload)}", timeout=30)
-            except BoardError:
-                pass
+        _remove_quietly(conn, upload)
     return _finish(c, cmd, r.rc, r.stderr, t0)
+
+
+def _remove_quietly(conn: BoardConnection, path: str | None) -> None:
+    """Removes an uploaded input file, if the connection still stands (a failure here changes nothing)."""
+    if path is not None and conn.is_alive:
+        try:
+            conn.run(f"rm -f {shlex.quote(path)}", timeout=30)
+        except BoardError:
+            pass
 
 
 def _encode_each(conn: BoardConnection, template: str, values: dict[str, str], encoded: list[bytes | None],
@@ -435,11 +440,7 @@ def _encode_each(conn: BoardConnection, template: str, values: dict[str, str], e
     except BoardError as e:
         return _result(c, _fail(e, c.done, len(c.slots)), t0, e)
     finally:
-        if upload is not None and conn.is_alive:
-            try:
-                conn.run(f"rm -f {shlex.quote(upload)}", timeout=30)
-            except BoardError:
-                pass
+        _remove_quietly(conn, upload)
     return _result(c, None, t0, None)
 
 
