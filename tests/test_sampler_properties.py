@@ -1,5 +1,5 @@
 """Hypothesis properties of the sampler: every stage's probabilities sum to 1,
-ids are distinct and in range, the draw is always a final candidate (finite
+its entropy is theirs, ids are distinct and in range, the draw is always a final candidate (finite
 logits; with NaN/inf only the engines' documented fallbacks may leave the set)."""
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ def test_finite_logits(values: list[float], s: SamplerSettings) -> None:
             assert abs(stage.probs.sum() - 1.0) < 1e-9
             assert (stage.probs >= 0).all()
         assert -1e-12 <= stage.kept_mass <= 1 + 1e-9
+        p = stage.probs[stage.probs > 0]
+        entropy = float(-(p * np.log2(p)).sum()) if p.size else 0.0
+        assert abs(stage.entropy_bits - entropy) < 1e-6 * max(1.0, entropy), (stage.name, stage.entropy_bits, entropy)
     final = set(res.stages[-1].ids.tolist())
     d = draw(x, s, 25)
     if s.preset == "kestrel" and not final:
