@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from .sampling import LOGITS_FORMATS, PRESETS, SamplerSettings, draw, open_logits, run_stages
+from .sampling import LOGITS_FORMATS, PRESETS, SamplerSettings, open_logits, sample
 
 
 def _settings(args: argparse.Namespace) -> SamplerSettings:
@@ -27,10 +27,7 @@ def _settings(args: argparse.Namespace) -> SamplerSettings:
 def cmd_sample(args: argparse.Namespace) -> int:
     try:
         return _sample(args)
-    except ValueError as exc:   # bad settings, a file that does not parse, a step out of range
-        print(f"tokinspect sample: {exc}", file=sys.stderr)
-        return 2
-    except IndexError as exc:
+    except (ValueError, IndexError) as exc:   # bad settings, a file that does not parse, a step out of range
         print(f"tokinspect sample: {exc}", file=sys.stderr)
         return 2
 
@@ -44,8 +41,7 @@ def _sample(args: argparse.Namespace) -> int:
     src = open_logits(args.logits, vocab, args.format)
     row = np.array(src.row(args.step), dtype=np.float32)
     s = _settings(args)
-    res = run_stages(row, s)
-    d = draw(row, s, args.draws)
+    res, d = sample(row, s, args.draws)
     if args.json:
         out = {"preset": res.preset, "greedy": res.greedy,
                "stages": [{"name": st.name, "ids": st.ids.tolist(), "probs": st.probs.tolist(), "kept": st.kept,
