@@ -30,7 +30,6 @@ from .sampling import (
     SamplerSettings,
     Stage,
     chi_square,
-    draw,
     empirical,
     open_logits,
     run_stages,
@@ -292,8 +291,7 @@ class SamplingModel(QObject):
         s, tok, top_n = self.settings, self.tokenizer, self.top_n
 
         def work(ev: threading.Event, gen: int) -> DrawView:
-            r = run_stages(row, s)
-            d = draw(row, s, n)
+            r, d = sample(row, s, n)        # stages and draws from one sampler pass
             final = r.stages[-1]
             counts = empirical(d.ids, final)
             stat, dof, p = chi_square(counts, final.probs)
