@@ -20,6 +20,7 @@ UNITS = {
     "test_unicode.c": ["unicode.c", "normalize.c", "regex.c", "common.c"],
     "test_regex.c": ["regex.c", "common.c", "unicode.c"],
     "test_greedy.c": ["greedy.c", "common.c"],
+    "test_kestrel.c": ["kestrel.c", "greedy.c", "common.c"],
     "test_vocabbin.c": ["*"],   # compiles tokenizers: the whole engine
     "test_sampler.c": ["sampler.c", "logits.c", "common.c"],
 }

@@ -24,7 +24,7 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 static const char USAGE[] =
-    "usage: tokcore encode --tokenizer PATH [LOAD OPTIONS] [--encoder bpe|rank|greedy] [--no-special]\n"
+    "usage: tokcore encode --tokenizer PATH [LOAD OPTIONS] [--encoder E] [--no-special]\n"
     "                      [--json] [--jsonl | TEXT]\n"
     "       tokcore decode --tokenizer PATH [LOAD OPTIONS] [--skip-special] [--jsonl | ID...]\n"
     "       tokcore info   --tokenizer PATH [LOAD OPTIONS]\n"
@@ -107,8 +107,9 @@ static int parse_args(int argc, char **argv, options *o) {
         else return usage_error("unknown option %s", a);
     }
     if (!o->tokenizer) return usage_error("%s needs --tokenizer PATH", o->command);
-    if (o->encoder && strcmp(o->encoder, "bpe") != 0 && strcmp(o->encoder, "rank") != 0 && strcmp(o->encoder, "greedy") != 0)
-        return usage_error("unknown --encoder %s (bpe, rank, greedy)", o->encoder);
+    tc_encoder enc;
+    if (o->encoder && tc_encoder_from_name(o->encoder, &enc) != 0)
+        return usage_error("unknown --encoder %s (bpe, rank, greedy, kestrel-v1, kestrel-v2)", o->encoder);
     if (o->jsonl && o->npos) return usage_error("%s --jsonl reads stdin only; drop the positional arguments", o->command);
     if (o->jsonl && o->json) return usage_error("%s", "use either --json or --jsonl");
     if (is_flag(o->command, "encode") && o->npos > 1)
@@ -216,9 +217,9 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
 /* ---- encode --------------------------------------------------------------- */
 
 static tc_encoder encoder_of(const options *o) {
-    if (o->encoder && strcmp(o->encoder, "rank") == 0) return TC_ENC_RANK;
-    if (o->encoder && strcmp(o->encoder, "greedy") == 0) return TC_ENC_GREEDY;
-    return TC_ENC_BPE;
+    tc_encoder enc = TC_ENC_BPE;
+    if (o->encoder) (void)tc_encoder_from_name(o->encoder, &enc);   /* checked when parsing */
+    return enc;
 }
 
 /* Serves request lines until end of input. Each reply is built whole, then

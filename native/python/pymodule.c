@@ -123,10 +123,9 @@ static PyObject *encoding_tuple(const tc_encoding *e) {
 }
 
 static int parse_encoder(const char *name, tc_encoder *enc) {
-    if (!name || strcmp(name, "bpe") == 0) { *enc = TC_ENC_BPE; return 0; }
-    if (strcmp(name, "rank") == 0) { *enc = TC_ENC_RANK; return 0; }
-    if (strcmp(name, "greedy") == 0) { *enc = TC_ENC_GREEDY; return 0; }
-    PyErr_Format(PyExc_ValueError, "unknown encoder %s (bpe, rank or greedy)", name);
+    if (!name) { *enc = TC_ENC_BPE; return 0; }
+    if (tc_encoder_from_name(name, enc) == 0) return 0;
+    PyErr_Format(PyExc_ValueError, "unknown encoder %s (bpe, rank, greedy, kestrel-v1 or kestrel-v2)", name);
     return -1;
 }
 
@@ -250,7 +249,7 @@ static PyObject *Tok_trace(TokObject *self, PyObject *args) {
         if (!d) { Py_DECREF(encobj); Py_DECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
         PyList_SET_ITEM(chunks, (Py_ssize_t)i, d);
     }
-    PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O,s:y#,s:y#}",
+    PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O,s:y#,s:y#,s:y#}",
         "encoding", encobj,
         "normalized", (const char *)(tr.normalized.data ? tr.normalized.data : (uint8_t *)""), (Py_ssize_t)tr.normalized.len,
         "norm_align", (const char *)(tr.norm_align ? (void *)tr.norm_align : (void *)""), (Py_ssize_t)(tr.normalized.len * sizeof(tc_span)),
@@ -259,7 +258,8 @@ static PyObject *Tok_trace(TokObject *self, PyObject *args) {
         "steps", (const char *)(tr.steps ? (void *)tr.steps : (void *)""), (Py_ssize_t)(tr.nsteps * sizeof(tc_trace_step)),
         "normalized_changed", tr.normalized_changed ? Py_True : Py_False,
         "greedy_steps", (const char *)(tr.gsteps ? (void *)tr.gsteps : (void *)""), (Py_ssize_t)(tr.ngsteps * sizeof(tc_trace_greedy_step)),
-        "greedy_cands", (const char *)(tr.gcands ? (void *)tr.gcands : (void *)""), (Py_ssize_t)(tr.ngcands * 4));
+        "greedy_cands", (const char *)(tr.gcands ? (void *)tr.gcands : (void *)""), (Py_ssize_t)(tr.ngcands * 4),
+        "kestrel_steps", (const char *)(tr.ksteps ? (void *)tr.ksteps : (void *)""), (Py_ssize_t)(tr.nksteps * sizeof(tc_trace_kestrel_step)));
     tc_encoding_free(&e);
     tc_trace_free(&tr);
     return res;

@@ -226,6 +226,17 @@ static uint32_t child_of(const tc_greedy *g, const g_node *nd, uint8_t b) {
     return NONE;
 }
 
+uint32_t tc_greedy_walk(const tc_greedy *g, uint32_t node, uint8_t b) {
+    if (node == TC_GREEDY_ROOT) return g->root[b];
+    if (node >= g->nnodes || g->nodes[node].nchild == 0) return NONE;
+    return child_of(g, &g->nodes[node], b);
+}
+
+uint32_t tc_greedy_node_id(const tc_greedy *g, uint32_t node) {
+    if (node >= g->nnodes || g->nodes[node].term == NONE) return TC_GREEDY_NO_ID;
+    return g->terms[g->nodes[node].term].best;
+}
+
 void tc_greedy_out_free(tc_greedy_out *o) {
     if (!o) return;
     free(o->toks);

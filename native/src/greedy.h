@@ -31,6 +31,16 @@ tc_greedy *tc_greedy_build(size_t n, const uint32_t *ids, const uint8_t *const *
                            const uint8_t *special, tc_error *err);
 void tc_greedy_free(tc_greedy *g);
 
+/* Walking the index byte by byte, for encoders built on it (kestrel.c).
+ * Start with TC_GREEDY_ROOT; tc_greedy_walk returns the node reached by
+ * byte b, or TC_GREEDY_NO_NODE when no stored string continues with b;
+ * tc_greedy_node_id is the lowest id whose stored bytes end at that node
+ * (special or not), or TC_GREEDY_NO_ID. */
+#define TC_GREEDY_ROOT 0xFFFFFFFEu
+#define TC_GREEDY_NO_NODE 0xFFFFFFFFu
+uint32_t tc_greedy_walk(const tc_greedy *g, uint32_t node, uint8_t b);
+uint32_t tc_greedy_node_id(const tc_greedy *g, uint32_t node);
+
 /* Number of trie nodes and longest entry (for reports). */
 size_t tc_greedy_node_count(const tc_greedy *g);
 uint32_t tc_greedy_max_len(const tc_greedy *g);

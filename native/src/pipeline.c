@@ -9,6 +9,7 @@
  */
 #include "added.h"
 #include "greedy.h"
+#include "kestrel.h"
 #include "bpe.h"
 #include "pretok.h"
 #include "unicode.h"
@@ -567,8 +568,30 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
 
 /* ---- greedy ----------------------------------------------------------------- */
 
-/* The board's encoder over the whole text: no normalizer, pre-tokenizer or
- * post-processor. */
+/* The trace's normalized text of an encoder without a normalizer: the text
+ * itself, every byte aligned to its own UTF-8 unit. */
+static int identity_alignment(tc_trace *trace, const uint8_t *text, size_t len) {
+    void *pa = trace->norm_align;
+    if (tc_buf_append(&trace->normalized, text, len) != 0 ||
+        tc_grow(&pa, &trace->norm_align_cap, len ? len : 1, sizeof *trace->norm_align) != 0) {
+        trace->norm_align = pa;
+        return -1;
+    }
+    trace->norm_align = pa;
+    for (size_t i = 0; i < len;) {
+        int n;
+        (void)tc_utf8_decode(text, len, i, &n);
+        for (int k = 0; k < n; k++) {
+            trace->norm_align[i + (size_t)k].start = (uint32_t)i;
+            trace->norm_align[i + (size_t)k].end = (uint32_t)(i + (size_t)n);
+        }
+        i += (size_t)n;
+    }
+    return 0;
+}
+
+/* The ideal longest-prefix encoder over the whole text: no normalizer,
+ * pre-tokenizer or post-processor. */
 int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
                   tc_error *err) {
     tc_greedy_out g;
@@ -589,23 +612,9 @@ int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
     if (rc == TC_OK && trace) {
         trace->gsteps = malloc((g.nsteps ? g.nsteps : 1) * sizeof *trace->gsteps);
         trace->gcands = malloc((g.ncands ? g.ncands : 1) * sizeof *trace->gcands);
-        void *pa = trace->norm_align;
-        if (!trace->gsteps || !trace->gcands || tc_buf_append(&trace->normalized, text, len) != 0 ||
-            tc_grow(&pa, &trace->norm_align_cap, len ? len : 1, sizeof *trace->norm_align) != 0) {
-            trace->norm_align = pa;
+        if (!trace->gsteps || !trace->gcands || identity_alignment(trace, text, len) != 0) {
             rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
         } else {
-            /* no normalizer: every byte aligns to its own UTF-8 unit */
-            trace->norm_align = pa;
-            for (size_t i = 0; i < len;) {
-                int n;
-                (void)tc_utf8_decode(text, len, i, &n);
-                for (int k = 0; k < n; k++) {
-                    trace->norm_align[i + (size_t)k].start = (uint32_t)i;
-                    trace->norm_align[i + (size_t)k].end = (uint32_t)(i + (size_t)n);
-                }
-                i += (size_t)n;
-            }
             for (size_t i = 0; i < g.nsteps; i++) {
                 tc_trace_greedy_step *t = &trace->gsteps[i];
                 t->pos = g.steps[i].pos; t->chosen = g.steps[i].chosen; t->chosen_len = g.steps[i].chosen_len;
@@ -617,6 +626,48 @@ int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
         }
     }
     tc_greedy_out_free(&g);
+    if (rc != TC_OK) out->n = 0;
+    return rc;
+}
+
+/* ---- kestrel ---------------------------------------------------------------- */
+
+/* The real board engine's encoder over the whole text (kestrel.h); a token
+ * is marked special when its id is a special added token. */
+static int kestrel_run(const tc_tokenizer *tok, int version, const uint8_t *text, size_t len, tc_encoding *out,
+                       tc_trace *trace, tc_error *err) {
+    tc_kestrel_out k;
+    memset(&k, 0, sizeof k);
+    if (trace) tc_trace_free(trace);
+    out->n = 0;
+    int rc = tc_kestrel_encode(tok->greedy, version, text, len, trace != NULL, &k, err);
+    if (rc != TC_OK) { tc_kestrel_out_free(&k); return rc; }
+    if (enc_reserve(out, k.n + 1) != 0) { tc_kestrel_out_free(&k); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
+    for (size_t i = 0; i < k.n; i++) {
+        out->ids[i] = k.toks[i].id;
+        out->offsets[2 * i] = k.toks[i].start;
+        out->offsets[2 * i + 1] = k.toks[i].end;
+        out->special[i] = (uint8_t)(tc_is_special(tok, k.toks[i].id) != 0);
+    }
+    out->n = k.n;
+    if (char_offsets(text, len, out) != 0) rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+    if (rc == TC_OK && trace) {
+        trace->ksteps = malloc((k.nsteps ? k.nsteps : 1) * sizeof *trace->ksteps);
+        if (!trace->ksteps || identity_alignment(trace, text, len) != 0) {
+            rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+        } else {
+            for (size_t i = 0; i < k.nsteps; i++) {
+                const tc_kestrel_step *s = &k.steps[i];
+                tc_trace_kestrel_step *t = &trace->ksteps[i];
+                t->pos = s->pos; t->at = s->at; t->spaces = s->spaces; t->limit = s->limit; t->id = s->id;
+                t->consumed = s->consumed; t->retry_id = s->retry_id; t->retry_len = s->retry_len;
+                t->unguarded = s->unguarded; t->rule = s->rule; t->retry = s->retry;
+                t->pad[0] = t->pad[1] = 0;
+            }
+            trace->nksteps = k.nsteps;
+        }
+    }
+    tc_kestrel_out_free(&k);
     if (rc != TC_OK) out->n = 0;
     return rc;
 }
@@ -633,8 +684,10 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
     if (!tok || !out || (!text && len)) return tc_error_set(err, TC_ERR_ARG, "encode: null argument");
     if (!tc_is_prepared(tok, encoder))
         return tc_error_set(err, TC_ERR_ARG, "encode: the %s encoder is not prepared (call tc_prepare first)",
-                            encoder == TC_ENC_BPE ? "bpe" : encoder == TC_ENC_RANK ? "rank" : "greedy");
+                            tc_encoder_name(encoder));
     if (encoder == TC_ENC_GREEDY) return tc_greedy_run(tok, text, len, out, trace, err);
+    if (encoder == TC_ENC_KESTREL_V1 || encoder == TC_ENC_KESTREL_V2)
+        return kestrel_run(tok, encoder == TC_ENC_KESTREL_V1 ? 1 : 2, text, len, out, trace, err);
     if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
     out->n = 0;
     enc_ctx c;
@@ -704,6 +757,7 @@ void tc_encoding_free(tc_encoding *e) {
 
 void tc_trace_free(tc_trace *tr) {
     free(tr->gsteps);
+    free(tr->ksteps);
     free(tr->gcands);
     tc_buf_free(&tr->normalized);
     free(tr->norm_align); free(tr->chunks); free(tr->syms); free(tr->steps);

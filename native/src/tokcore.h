@@ -135,8 +135,17 @@ typedef struct tc_trace_greedy_step {
     uint32_t pos, chosen, chosen_len, cand_first, cand_count;
 } tc_trace_greedy_step;
 
+/* One step of a kestrel encoder (the layout of kestrel.h's tc_kestrel_step:
+ * where it began, the spaces it skipped, the special limit, the token and
+ * the rule that chose it, what the "Ġ" retry did). */
+typedef struct tc_trace_kestrel_step {
+    uint32_t pos, at, spaces, limit, id, consumed, retry_id, retry_len, unguarded;
+    uint8_t rule, retry, pad[2];
+} tc_trace_kestrel_step;
+
 typedef struct tc_trace {
     tc_trace_greedy_step *gsteps; size_t ngsteps;   /* greedy encoder only */
+    tc_trace_kestrel_step *ksteps; size_t nksteps;  /* kestrel encoders only */
     uint32_t *gcands; size_t ngcands;
     tc_buf normalized;          /* concatenated normalized text of all segments */
     tc_span *norm_align; size_t norm_align_cap;  /* one original span per normalized byte */
@@ -149,9 +158,16 @@ typedef struct tc_trace {
 /* Encoders. bpe: HF-exact BPE with merge ranks. rank: tiktoken's BPE (the
  * pair whose concatenated bytes have the lowest id merges first; a chunk
  * that is a token is that token), in the same pre-tokenizer chunks. greedy:
- * the board's longest-prefix match over the vocab.bin representation,
- * specials first, no normalizer, no pre-tokenizer, no post-processor. */
-typedef enum tc_encoder { TC_ENC_BPE = 0, TC_ENC_RANK, TC_ENC_GREEDY } tc_encoder;
+ * the ideal longest-prefix match over the vocab.bin representation,
+ * specials first, no normalizer, no pre-tokenizer, no post-processor.
+ * kestrel-v1, kestrel-v2: the real board engine's encoder (kestrel.h), over
+ * the same index; add_special_tokens has no effect on greedy and kestrel. */
+typedef enum tc_encoder { TC_ENC_BPE = 0, TC_ENC_RANK, TC_ENC_GREEDY, TC_ENC_KESTREL_V1, TC_ENC_KESTREL_V2 } tc_encoder;
+
+/* The encoder's name ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2"),
+ * and back (-1: unknown). */
+const char *tc_encoder_name(tc_encoder enc);
+int tc_encoder_from_name(const char *name, tc_encoder *enc);
 
 /* Builds what an encoder needs beyond loading (bpe on a vocab.bin: the
  * recovered merges; rank: a bytes -> id index; greedy: the longest-match

@@ -204,11 +204,25 @@ int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err) {
 
 /* ---- encoder preparation ---------------------------------------------- */
 
+static const char *const ENCODER_NAMES[] = {"bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2"};
+
+const char *tc_encoder_name(tc_encoder enc) {
+    return (unsigned)enc < sizeof ENCODER_NAMES / sizeof *ENCODER_NAMES ? ENCODER_NAMES[enc] : "unknown";
+}
+
+int tc_encoder_from_name(const char *name, tc_encoder *enc) {
+    for (size_t i = 0; name && i < sizeof ENCODER_NAMES / sizeof *ENCODER_NAMES; i++)
+        if (strcmp(name, ENCODER_NAMES[i]) == 0) { *enc = (tc_encoder)i; return 0; }
+    return -1;
+}
+
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
     switch (enc) {
     case TC_ENC_BPE: return tok->model.merges.slots != NULL;
     case TC_ENC_RANK: return tok->model.by_bytes.slots != NULL;
-    case TC_ENC_GREEDY: return tok->greedy != NULL;
+    case TC_ENC_GREEDY:
+    case TC_ENC_KESTREL_V1:
+    case TC_ENC_KESTREL_V2: return tok->greedy != NULL;
     }
     return 0;
 }
@@ -226,10 +240,11 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
      * which exists only for byte-level vocabularies; a SentencePiece-style
      * vocabulary would be matched with its "▁" entries never reachable
      * and its "<0xNN>" entries as text */
-    if (enc == TC_ENC_GREEDY && !tok->byte_level)
-        return tc_error_set(err, TC_ERR_UNSUPPORTED, "greedy: the board's longest-prefix match runs on vocab.bin's byte-level stored form, and this vocabulary is not byte-level (%s)",
-                            tok->bytes_rule == TC_BYTES_SPM ? "SentencePiece style: spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens, produced by the normalizer/pre-tokenizer that greedy skips" : "its strings are not byte-mapped");
-    if (enc == TC_ENC_GREEDY) return tc_greedy_prepare(tok, err);
+    int longest_match = enc == TC_ENC_GREEDY || enc == TC_ENC_KESTREL_V1 || enc == TC_ENC_KESTREL_V2;
+    if (longest_match && !tok->byte_level)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: the board's longest-prefix match runs on vocab.bin's byte-level stored form, and this vocabulary is not byte-level (%s)",
+                            tc_encoder_name(enc), tok->bytes_rule == TC_BYTES_SPM ? "SentencePiece style: spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens, produced by the normalizer/pre-tokenizer that greedy skips" : "its strings are not byte-mapped");
+    if (longest_match) return tc_greedy_prepare(tok, err);
     return tc_error_set(err, TC_ERR_ARG, "unknown encoder %d", (int)enc);
 }
 

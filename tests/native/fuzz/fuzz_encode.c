@@ -1,7 +1,8 @@
-/* fuzz_encode.c - tc_encode_ex with each encoder (bpe, rank, greedy) on the
- * tiny tokenizers (tiny.h) with arbitrary input bytes. Byte 0 picks the
- * tokenizer (bits 0-1), the encoder (bits 2-3), add_special_tokens (bit 4)
- * and a trace (bit 5). Checks offsets, the trace's spans, and for the
+/* fuzz_encode.c - tc_encode_ex with each encoder (bpe, rank, greedy,
+ * kestrel-v1/v2) on the tiny tokenizers (tiny.h) with arbitrary input
+ * bytes. Byte 0 picks the tokenizer (bits 0-1), the encoder (bits 2-3; 3 is
+ * kestrel, bit 6 its version), add_special_tokens (bit 4) and a trace
+ * (bit 5). Checks offsets, the trace's spans, and for the
  * lossless tiktoken handle decode(encode(x)) == x. */
 #include "tiny.h"
 
@@ -10,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tiny_set *s = tiny_get();
     uint8_t sel = data[0];
     int t = sel & 3, k = (sel >> 2) & 3, add = (sel >> 4) & 1, want_trace = (sel >> 5) & 1;
-    if (k == 3) k = 0;
+    if (k == 3) k = (sel >> 6) & 1 ? TC_ENC_KESTREL_V2 : TC_ENC_KESTREL_V1;
     if (!s->prepared[t][k]) return 0;
     size_t len = size - 1;
     uint8_t *text = malloc(len ? len : 1);
@@ -36,11 +37,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             for (size_t g = 0; g < tr.ngsteps; g++)
                 FUZZ_CHECK((size_t)tr.gsteps[g].cand_first + tr.gsteps[g].cand_count <= tr.ngcands);
+            for (size_t g = 0; g < tr.nksteps; g++) {
+                const tc_trace_kestrel_step *ks = &tr.ksteps[g];
+                FUZZ_CHECK(ks->pos <= ks->at && ks->at <= len && (size_t)ks->at + ks->consumed <= len);
+            }
         }
         tc_buf out = {0};
         tc_error derr = {0};
         FUZZ_CHECK(tc_decode(s->tok[t], enc.ids, enc.n, 0, &out, &derr) == TC_OK);
-        if (t == 2 && k != TC_ENC_GREEDY) {
+        if (t == 2 && k < TC_ENC_GREEDY) {
             if (out.len != len || (len && memcmp(out.data, text, len) != 0)) {
                 fprintf(stderr, "round trip failed: %zu bytes in, %zu out\n", len, out.len);
                 abort();

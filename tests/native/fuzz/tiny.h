@@ -17,7 +17,7 @@
 
 typedef struct tiny_set {
     tc_tokenizer *tok[TINY_N];
-    int prepared[TINY_N][3];
+    int prepared[TINY_N][5];   /* per tc_encoder: bpe, rank, greedy, kestrel-v1, kestrel-v2 */
     tc_buf vbin;   /* the vocab.bin bytes handle 3 points into */
 } tiny_set;
 
@@ -41,7 +41,7 @@ static tiny_set *tiny_get(void) {
     s.tok[3] = tc_load_vocabbin(s.vbin.data, s.vbin.len, TC_PRESET_QWEN2, &err);
     if (!s.tok[3]) tiny_die("vocab.bin", &err);
     for (int t = 0; t < TINY_N; t++)
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 5; k++) {
             err = (tc_error){0};
             s.prepared[t][k] = tc_prepare(s.tok[t], (tc_encoder)k, &err) == TC_OK;
         }
