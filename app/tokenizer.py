@@ -25,7 +25,15 @@ from .trace import Trace
 TokenizerError = _tokcore.TokenizerError
 
 PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2")
-ENCODERS = ("bpe", "rank", "greedy")
+ENCODERS = ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")
+# what each encoder is, in one line (help texts, the window's encoder box)
+ENCODER_HELP = {
+    "bpe": "HF-exact BPE with merge ranks",
+    "rank": "tiktoken BPE: the lowest-id pair first",
+    "greedy": "the ideal longest-prefix match over vocab.bin bytes",
+    "kestrel-v1": "the real board engine, kestrel-llm 63cba683",
+    "kestrel-v2": "the real board engine, kestrel-llm fe0b3fe9 / d91c18df (special tokens first)",
+}
 
 
 def _arrays(raw: tuple[bytes, bytes, bytes, bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -196,8 +204,11 @@ class Tokenizer:
     def encode(self, text: str | bytes, add_special_tokens: bool = True, encoder: str = "bpe") -> Encoding:
         """Encodes a str, or raw bytes (which may be invalid UTF-8).
 
-        encoder: "bpe" (HF-exact), "rank" (tiktoken: lowest-id pair first) or
-        "greedy" (the board's longest-prefix match over vocab.bin bytes).
+        encoder: one of ENCODERS (ENCODER_HELP says what each is): "bpe"
+        (HF-exact), "rank" (tiktoken: lowest-id pair first), "greedy" (the
+        ideal longest-prefix match over vocab.bin bytes), "kestrel-v1" /
+        "kestrel-v2" (the real board engine; add_special_tokens has no effect
+        on these three).
         """
         raw = self._handle.encode(text, add_special_tokens, self._encoder(encoder))
         ids, offs, char_offs, special = _arrays(raw)

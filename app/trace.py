@@ -9,7 +9,7 @@ step, so a GUI can step back and forth.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -72,6 +72,33 @@ class GreedyStep:
     candidates: list[int]     # every entry that was a prefix there, shortest first
 
 
+# kestrel step rules and retry outcomes (native/src/kestrel.h: tc_kestrel_rule, tc_kestrel_retry)
+KESTREL_RULES = ("match", "space-retry", "special", "newline", "byte", "unk", "trailing", "nul")
+KESTREL_RETRIES = ("none", "taken", "only-space", "guarded")
+
+
+@dataclass(frozen=True)
+class KestrelStep:
+    """One step of a kestrel encoder: the spaces it skipped, the token and the rule that chose it."""
+
+    pos: int                  # original byte offset where the step began (before skipped spaces)
+    at: int                   # after the skipped spaces
+    spaces: int               # spaces skipped
+    limit: int                # bytes an ordinary token may take (v2: up to the next special start)
+    id: int | None            # the token (None: trailing spaces or a NUL, no token)
+    consumed: int             # text bytes after `at` the token covers
+    retry_id: int | None      # the "Ġ" retry's longest match (None: not tried, or no match)
+    retry_len: int            # its stored length, "Ġ" included
+    unguarded: int            # the longest plain match without the limit
+    rule: str                 # one of KESTREL_RULES
+    retry: str                # one of KESTREL_RETRIES
+
+
+_KSTEP = np.dtype([("pos", "<u4"), ("at", "<u4"), ("spaces", "<u4"), ("limit", "<u4"), ("id", "<u4"),
+                   ("consumed", "<u4"), ("retry_id", "<u4"), ("retry_len", "<u4"), ("unguarded", "<u4"),
+                   ("rule", "u1"), ("retry", "u1"), ("pad", "u1", (2,))])
+_NONE = 0xFFFFFFFF
+
 _GSTEP = np.dtype([("pos", "<u4"), ("chosen", "<u4"), ("chosen_len", "<u4"), ("cand_first", "<u4"),
                    ("cand_count", "<u4")])
 
@@ -84,6 +111,7 @@ class Trace:
     normalized_changed: bool
     chunks: list[TraceChunk]
     greedy_steps: list[GreedyStep]   # the greedy encoder's steps (empty for bpe/rank)
+    kestrel_steps: list[KestrelStep] = field(default_factory=list)   # a kestrel encoder's steps
 
     @property
     def normalized_text(self) -> str:
@@ -118,5 +146,12 @@ class Trace:
             chosen = None if int(g["chosen"]) == 0xFFFFFFFF else int(g["chosen"])
             greedy.append(GreedyStep(int(g["pos"]), chosen, int(g["chosen_len"]),
                                      [int(x) for x in gcands[first : first + count]]))
+        kestrel = [
+            KestrelStep(int(k["pos"]), int(k["at"]), int(k["spaces"]), int(k["limit"]),
+                        None if int(k["id"]) == _NONE else int(k["id"]), int(k["consumed"]),
+                        None if int(k["retry_id"]) == _NONE else int(k["retry_id"]), int(k["retry_len"]),
+                        int(k["unguarded"]), KESTREL_RULES[int(k["rule"])], KESTREL_RETRIES[int(k["retry"])])
+            for k in np.frombuffer(raw.get("kestrel_steps", b""), dtype=_KSTEP)  # type: ignore[call-overload]
+        ]
         return cls(enc, bytes(raw["normalized"]), align, bool(raw["normalized_changed"]), chunks,  # type: ignore[arg-type]
-                   greedy)
+                   greedy, kestrel)
