@@ -4,8 +4,9 @@ The engine is native (`tokinspect._tokcore`, built from native/); this
 package wraps it: `Tokenizer`, `Encoding`, `Trace`.
 """
 
-from .tokenizer import Encoding, Tokenizer, TokenizerError
-from .trace import GreedyStep, MergeStep, Trace, TraceChunk
+from .core.encoding import Encoding
+from .core.tokenizer import Tokenizer, TokenizerError
+from .core.trace import GreedyStep, MergeStep, Trace, TraceChunk
 
 __all__ = ["Encoding", "GreedyStep", "MergeStep", "Tokenizer", "TokenizerError", "Trace", "TraceChunk"]
 __version__ = "0.1.0"

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .tokenizer import Encoding, Tokenizer
-from .trace import Trace
+from .core.encoding import Encoding
+from .core.tokenizer import Tokenizer
+from .core.trace import Trace
 
 # characters; above this the trace waits for a click. A trace costs ~2 ms per 1,000 characters
 # (one Python object per chunk) and holds the GIL while it builds them: at 100,000 characters an

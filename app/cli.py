@@ -18,7 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from .tokenizer import ENCODERS, PRESETS, Encoding, Tokenizer, TokenizerError
+from .core.encoding import Encoding
+from .core.tokenizer import ENCODERS, PRESETS, Tokenizer, TokenizerError
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .tokenizer import PRESETS, Tokenizer, TokenizerError
+from .core.tokenizer import PRESETS, Tokenizer, TokenizerError
 
 if TYPE_CHECKING:  # the board modules load paramiko (~0.25 s): only the board commands import them
     from .board.diff import Divergence

@@ -35,7 +35,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 def _sample(args: argparse.Namespace) -> int:
     vocab = args.vocab
     if args.tokenizer:
-        from .tokenizer import Tokenizer
+        from .core.tokenizer import Tokenizer
 
         vocab = Tokenizer.from_file(args.tokenizer).vocab_size
     src = open_logits(args.logits, vocab, args.format)

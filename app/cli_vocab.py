@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from . import vocab_bin
+from .core.tokenizer import ENCODERS, PRESETS, Tokenizer
 from .divergence import Side, divergence
-from .tokenizer import ENCODERS, PRESETS, Tokenizer
 
 
 def _load(path: str | None, merges: str | None, preset: str | None, config: str | None) -> Tokenizer:

@@ -18,7 +18,8 @@ import numpy as np
 
 from .analysis import exact_byte_spans, split_char_mask
 from .compare import compare
-from .tokenizer import Encoding, Tokenizer
+from .core.encoding import Encoding
+from .core.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
+from .core.tokenizer import Tokenizer
 from .gui_workers import Runner
-from .tokenizer import Tokenizer
 from .vocab_audit import AuditRows, audit_tokenizer
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -23,10 +23,10 @@ from .analysis import TokenSpans
 from .board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
 from .board.session import BoardRun, DiffRequest, run_diff
 from .board.ssh import BoardConnection, BoardError, HostKeyUnknown, Profile, ProfileStore
+from .core.pieces import visible
+from .core.tokenizer import Tokenizer
 from .gui_audit import RowsModel
 from .gui_workers import Runner
-from .tokenizer import Tokenizer
-from .trace_rows import visible
 
 SECRET_WAIT = 300.0     # seconds a worker waits for the user to type a password
 

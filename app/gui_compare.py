@@ -16,10 +16,10 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from .analysis import Analysis, analyze
 from .compare import Comparison, compare
+from .core.pieces import visible
+from .core.tokenizer import Tokenizer
 from .gui_models import Document
 from .gui_workers import Runner
-from .tokenizer import Tokenizer
-from .trace_rows import visible
 
 _Index = QModelIndex | QPersistentModelIndex
 _NO_INDEX = QModelIndex()

@@ -27,10 +27,11 @@ from PySide6.QtCore import (
 from . import chat, stats
 from .analysis import TRACE_AUTO_LIMIT, Analysis, analyze
 from .analysis import trace as trace_text
+from .core.pieces import visible
+from .core.tokenizer import ENCODERS, Tokenizer
+from .core.trace import Trace
 from .gui_workers import Debouncer, Runner
-from .tokenizer import ENCODERS, Tokenizer
-from .trace import Trace
-from .trace_rows import ChunkRow, chunk_rows, row_token_starts, visible
+from .trace_rows import ChunkRow, chunk_rows, row_token_starts
 from .vocab import VocabIndex
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from .core.pieces import visible
+from .core.tokenizer import Tokenizer
 from .gui_workers import Coalescer, Runner
 from .sampling import (
     PRESETS,
@@ -35,8 +37,6 @@ from .sampling import (
     run_stages,
     sample,
 )
-from .tokenizer import Tokenizer
-from .trace_rows import visible
 
 ENGINES = ("ds4", "llama.cpp", "kestrel", "hf")
 ENGINES_AFTER_MS = 120

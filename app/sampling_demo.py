@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .core.tokenizer import Tokenizer
 from .sampling import LogitsSource
-from .tokenizer import Tokenizer
 
 SMOOTHING = 0.01
 

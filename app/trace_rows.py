@@ -10,25 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tokenizer import Tokenizer
-from .trace import Trace, TraceChunk
-
-_BYTE_TO_CHAR: list[str] = []
-
-
-def gpt2_byte_chars() -> list[str]:
-    """The GPT-2 byte-level mapping: the printable character standing for each byte."""
-    if _BYTE_TO_CHAR:
-        return _BYTE_TO_CHAR
-    keep = list(range(0x21, 0x7F)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    table = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + n)
-            n += 1
-    _BYTE_TO_CHAR.extend(table[b] for b in range(256))
-    return _BYTE_TO_CHAR
+from .core.pieces import visible
+from .core.tokenizer import Tokenizer
+from .core.trace import Trace, TraceChunk
 
 
 @dataclass(frozen=True)
@@ -48,11 +32,6 @@ class StepRow:
     result: str             # the merged piece, or "= ids" on the final row
     label: str = ""         # the row's left label; "" shows the rank ("rank 308") or "final"
     span: int = 2           # boxes highlighted from `merged` (a merge: the pair; a greedy step: the chosen one)
-
-
-def visible(s: str) -> str:
-    """Whitespace made visible: space ·, tab →, newline ↵."""
-    return s.replace(" ", "·").replace("\t", "→").replace("\r", "␍").replace("\n", "↵")
 
 
 def chunk_rows(tr: Trace) -> list[ChunkRow]:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import vocab_bin
-from .tokenizer import Tokenizer
-from .trace_rows import visible
+from .core.pieces import visible
+from .core.tokenizer import Tokenizer
 
 # the engine's class keys, in the order and with the names the tab shows
 CLASS_NAMES: dict[str, str] = {

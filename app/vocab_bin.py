@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import _tokcore
-from .tokenizer import Tokenizer
+from .core.tokenizer import Tokenizer
 
 # The probes of the seed's section 3.3: space, newline, 0xAD, 0x7F
 DEFAULT_PROBES = (220, 198, 255, 221)

@@ -49,7 +49,7 @@ def data(*parts: str) -> Path:
 
 
 def qwen_tiktoken() -> Path:
-    from tokinspect.defaults import qwen_tiktoken_path
+    from tokinspect.core.defaults import qwen_tiktoken_path
 
     return qwen_tiktoken_path()
 

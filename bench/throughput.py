@@ -109,7 +109,7 @@ def tiktoken_engine(tok_json: Path | None) -> list[Engine]:
     except ImportError:
         print("note: tiktoken not installed: skipped")
         return []
-    from tokinspect.defaults import qwen_tiktoken_path
+    from tokinspect.core.defaults import qwen_tiktoken_path
 
     ranks = tiktoken.load.load_tiktoken_bpe(str(qwen_tiktoken_path()))
     enc = tiktoken.Encoding("qwen3", pat_str=QWEN2_PAT, mergeable_ranks=ranks,

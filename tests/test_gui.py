@@ -270,7 +270,7 @@ def test_reload_when_file_changes(qtbot, win, tmp_path, monkeypatch):
     from tokenizers import AddedToken, decoders, models, pre_tokenizers
     from tokenizers import Tokenizer as HF
 
-    from tokinspect.trace_rows import gpt2_byte_chars
+    from tokinspect.core.pieces import gpt2_byte_chars
 
     def save(added: str) -> None:
         vocab = {c: i for i, c in enumerate(gpt2_byte_chars())}

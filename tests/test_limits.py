@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tokinspect import Tokenizer
-from tokinspect.tokenizer import TokenizerError
+from tokinspect.core.tokenizer import TokenizerError
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = 10.0 if os.environ.get("TOKINSPECT_SANITIZED_RUN") else 3.0   # seconds

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import refs
-from tokinspect.defaults import qwen_tiktoken_path
+from tokinspect.core.defaults import qwen_tiktoken_path
 
 REPO = Path(__file__).resolve().parents[1]
 VALGRIND = ["valgrind", "--tool=memcheck", "--error-exitcode=1", "--leak-check=full",

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox,
 
 from tokinspect.board.session import DiffRequest
 from tokinspect.board.ssh import HostKeyUnknown, Profile
+from tokinspect.core.tokenizer import Tokenizer
 from tokinspect.gui_board import BoardModel, checks_text, summary_text
 from tokinspect.gui_workers import read_text_file
-from tokinspect.tokenizer import Tokenizer
 
 from .board_pane import BoardPane
 

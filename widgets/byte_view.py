@@ -13,7 +13,7 @@ from PySide6.QtGui import QFont, QFontDatabase, QMouseEvent, QPainter, QPaintEve
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
 from tokinspect.analysis import Analysis
-from tokinspect.trace_rows import gpt2_byte_chars
+from tokinspect.core.pieces import gpt2_byte_chars
 
 from . import theme
 

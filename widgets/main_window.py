@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 
 from tokinspect import export
 from tokinspect.chat import ChatTemplateError, render
+from tokinspect.core.pieces import visible
 from tokinspect.gui_audit import AuditModel
 from tokinspect.gui_compare import CompareModel
 from tokinspect.gui_models import ChunkListModel, Document, MessagesModel, TokenTableModel, VocabModel
 from tokinspect.gui_workers import Runner, read_text_file
-from tokinspect.trace_rows import greedy_step_rows, step_rows, visible
+from tokinspect.trace_rows import greedy_step_rows, step_rows
 
 from . import theme
 from .byte_view import ByteView

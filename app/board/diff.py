@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..tokenizer import Tokenizer
+from ..core.tokenizer import Tokenizer
 
 KINDS = ("same_bytes", "different_bytes", "special_split", "unknown_id", "normalization")
 KIND_NAMES = {

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import vocab_bin
-from ..tokenizer import Tokenizer
+from ..core.tokenizer import Tokenizer
 from . import deploy, remote
 from .diff import Summary, TextDiff, diff_corpus
 from .ssh import BoardConnection, BoardError

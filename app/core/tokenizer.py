@@ -12,14 +12,11 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
-import numpy as np
-
-from . import _tokcore
+from .. import _tokcore
 from .defaults import qwen_tiktoken_path
+from .encoding import Encoding
 from .trace import Trace
 
 TokenizerError = _tokcore.TokenizerError
@@ -34,49 +31,6 @@ ENCODER_HELP = {
     "kestrel-v1": "the real board engine, kestrel-llm 63cba683",
     "kestrel-v2": "the real board engine, kestrel-llm fe0b3fe9 / d91c18df (special tokens first)",
 }
-
-
-def _arrays(raw: tuple[bytes, bytes, bytes, bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    ids, offsets, char_offsets, special = raw
-    return (
-        np.frombuffer(ids, dtype="<u4"),
-        np.frombuffer(offsets, dtype="<u4").reshape(-1, 2),
-        np.frombuffer(char_offsets, dtype="<u4").reshape(-1, 2),
-        np.frombuffer(special, dtype=np.uint8),
-    )
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """One encoded text. Arrays are read-only numpy views.
-
-    ids: token ids (uint32). offsets: (n, 2) character offsets into the
-    original text (code points, HF semantics). byte_offsets: (n, 2) UTF-8
-    byte offsets. special_mask: 1 for a special added token matched in the
-    text or added by the post-processor template; never for the model's own
-    output, even when its id is also a special token's.
-    """
-
-    ids: np.ndarray
-    offsets: np.ndarray
-    byte_offsets: np.ndarray
-    special_mask: np.ndarray
-    _tokenizer: Tokenizer = field(repr=False, compare=False)
-
-    def __len__(self) -> int:
-        return int(self.ids.shape[0])
-
-    @cached_property
-    def tokens(self) -> list[str]:
-        """The token strings as stored in the vocabulary (e.g. "Ġapple")."""
-        get = self._tokenizer._handle.id_to_token
-        return [get(int(i)) or "" for i in self.ids]
-
-    @cached_property
-    def token_bytes(self) -> list[bytes]:
-        """The real bytes of each token (byte-level mapping undone)."""
-        get = self._tokenizer._handle.id_to_bytes
-        return [get(int(i)) or b"" for i in self.ids]
 
 
 class Tokenizer:
@@ -210,17 +164,12 @@ class Tokenizer:
         "kestrel-v2" (the real board engine; add_special_tokens has no effect
         on these three).
         """
-        raw = self._handle.encode(text, add_special_tokens, self._encoder(encoder))
-        ids, offs, char_offs, special = _arrays(raw)
-        return Encoding(ids, char_offs, offs, special, self)
+        return Encoding.from_native(self._handle.encode(text, add_special_tokens, self._encoder(encoder)), self)
 
     def encode_batch(self, texts: Sequence[str | bytes], add_special_tokens: bool = True,
                      encoder: str = "bpe") -> list[Encoding]:
-        out = []
-        for raw in self._handle.encode_batch(list(texts), add_special_tokens, self._encoder(encoder)):
-            ids, offs, char_offs, special = _arrays(raw)
-            out.append(Encoding(ids, char_offs, offs, special, self))
-        return out
+        return [Encoding.from_native(raw, self)
+                for raw in self._handle.encode_batch(list(texts), add_special_tokens, self._encoder(encoder))]
 
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
         return bytes(self._handle.decode([int(i) for i in ids], skip_special_tokens))

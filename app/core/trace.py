@@ -5,17 +5,18 @@ Merge steps are stored compactly (initial symbols + one record per merge,
 the position being the index of the left symbol in the chunk's initial
 list); `TraceChunk.steps()` replays them into the symbol list before each
 step, so a GUI can step back and forth.
+
+Does not: call the engine. `Tokenizer.trace` builds a Trace from the
+engine's buffers; this module depends on core/encoding.py alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .tokenizer import Encoding, Tokenizer
+from .encoding import Encoding, Vocabulary
 
 _STEP = np.dtype([("pos", "<u4"), ("rank", "<u4"), ("left", "<u4"), ("right", "<u4"), ("new_id", "<u4")])
 
@@ -118,11 +119,8 @@ class Trace:
         return self.normalized.decode("utf-8", errors="replace")
 
     @classmethod
-    def from_native(cls, tok: Tokenizer, raw: dict[str, object]) -> Trace:
-        from .tokenizer import Encoding, _arrays
-
-        ids, offs, char_offs, special = _arrays(raw["encoding"])  # type: ignore[arg-type]
-        enc = Encoding(ids, char_offs, offs, special, tok)
+    def from_native(cls, tok: Vocabulary, raw: dict[str, object]) -> Trace:
+        enc = Encoding.from_native(raw["encoding"], tok)  # type: ignore[arg-type]
         syms = np.frombuffer(raw["syms"], dtype="<u4")  # type: ignore[arg-type]
         steps = np.frombuffer(raw["steps"], dtype=_STEP)  # type: ignore[arg-type]
         chunks = []
