@@ -24,15 +24,16 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from . import chat, stats
+from . import stats
 from .analysis import TRACE_AUTO_LIMIT, Analysis, analyze
 from .analysis import trace as trace_text
 from .core.pieces import visible
 from .core.tokenizer import ENCODERS, Tokenizer
 from .core.trace import Trace
+from .formats.chat_template import ChatTemplate, find_template
+from .formats.vocab_search import VocabIndex
 from .gui_workers import Debouncer, Runner
 from .trace_rows import ChunkRow, chunk_rows, row_token_starts
-from .vocab import VocabIndex
 
 _Index = QModelIndex | QPersistentModelIndex
 _NO_INDEX = QModelIndex()
@@ -110,8 +111,8 @@ class Document(QObject):
         a = self.analysis
         return None if a is None else stats.compute(a.text, len(a.data), a.encoding)
 
-    def chat_template(self) -> chat.ChatTemplate:
-        return chat.find_template(self.tokenizer.path if self.tokenizer is not None and
+    def chat_template(self) -> ChatTemplate:
+        return find_template(self.tokenizer.path if self.tokenizer is not None and
                                   self.tokenizer.format != "tiktoken" else None)
 
     # ---- requests ---------------------------------------------------------

@@ -81,7 +81,7 @@ def vocab_bin_path() -> Path:
     p = Path(tempfile.gettempdir()) / "tokinspect-bench-qwen3-vocab.bin"
     if not p.exists():
         from tokinspect import Tokenizer
-        from tokinspect.vocab_bin import compile_vocab_bin
+        from tokinspect.formats.vocab_bin import compile_vocab_bin
 
         p.write_bytes(compile_vocab_bin(Tokenizer.default()).data)
     return p

@@ -222,7 +222,7 @@ def time_encoders(corpus: common.Corpus, runs: int) -> None:
     import tempfile
 
     from tokinspect import Tokenizer
-    from tokinspect.vocab_bin import compile_vocab_bin
+    from tokinspect.formats.vocab_bin import compile_vocab_bin
 
     tok_json = common.qwen3_tokenizer_json()
     tj = Tokenizer.from_file(tok_json) if tok_json else Tokenizer.default()

@@ -210,7 +210,7 @@ def vocab(board, board_conn, qwen3_json: Path, tmp_path_factory: pytest.TempPath
     """A vocab.bin compiled on the host from Qwen3, uploaded to a board path with a
     space and a quote in it; the host tokenizer loaded from the same file."""
     from tokinspect import Tokenizer
-    from tokinspect.vocab_bin import compile_vocab_bin
+    from tokinspect.formats.vocab_bin import compile_vocab_bin
 
     host = tmp_path_factory.mktemp("vocab") / "vocab.bin"
     host.write_bytes(compile_vocab_bin(Tokenizer.from_file(qwen3_json)).data)

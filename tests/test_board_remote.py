@@ -19,7 +19,7 @@ from tokinspect.board import deploy, remote
 from tokinspect.board.deploy import BuildFailed, CompilerMissing
 from tokinspect.board.remote import OutputParseError, TextRefused
 from tokinspect.board.ssh import CommandTimeout, ConnectionLost, RemoteCommandFailed, RemoteFileMissing
-from tokinspect.vocab_bin import compare
+from tokinspect.formats.vocab_bin import compare
 
 INJECTIONS = ["'; rm -rf ~; echo '", "$(reboot)", "`reboot` \"$(shutdown -h now)\" ; | & > /tmp/x \\ end",
               "a'; rm -rf ~; echo '$(reboot) b"]

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from tokinspect import Tokenizer  # noqa: E402
 from tokinspect.analysis import TokenSpans, byte_token_map, split_char_mask, utf16_spans  # noqa: E402
-from tokinspect.chat import ChatTemplate, find_template, render  # noqa: E402
 from tokinspect.compare import compare  # noqa: E402
-from tokinspect.vocab import VocabIndex, parse  # noqa: E402
+from tokinspect.formats.chat_template import ChatTemplate, find_template, render  # noqa: E402
+from tokinspect.formats.vocab_search import VocabIndex, parse  # noqa: E402
 
 WAIT = 15_000
 
@@ -245,7 +245,7 @@ def test_drop_file_opens_it(qtbot, win, tmp_path):
     from PySide6.QtGui import QDragEnterEvent, QDropEvent
     from PySide6.QtWidgets import QApplication
 
-    from tokinspect import vocab_bin
+    from tokinspect.formats import vocab_bin
     vb = tmp_path / "vocab.bin"
     vb.write_bytes(vocab_bin.compile_vocab_bin(Tokenizer.default()).data)
     txt = tmp_path / "notes.txt"
@@ -304,7 +304,7 @@ def test_reload_when_file_changes(qtbot, win, tmp_path, monkeypatch):
 
 
 def test_vocab_bin_audit(qtbot, win, tmp_path):
-    from tokinspect import vocab_bin
+    from tokinspect.formats import vocab_bin
     vb = tmp_path / "vocab.bin"
     vb.write_bytes(vocab_bin.compile_vocab_bin(Tokenizer.default()).data)
     win.tabs.setCurrentWidget(win.vocab)

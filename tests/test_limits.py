@@ -23,7 +23,7 @@ FAST = 10.0 if os.environ.get("TOKINSPECT_SANITIZED_RUN") else 3.0   # seconds
 
 def _tiny_hf(pattern: str | None = None) -> dict:
     """A small valid tokenizer.json (bytes + a few merges), optionally with a Split regex."""
-    from tokinspect.vocab_bin import _mapped
+    from tokinspect.formats.vocab_bin import _mapped
     vocab = {_mapped(bytes([b])): b for b in range(256)}
     vocab["ab"] = 256
     pre = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]

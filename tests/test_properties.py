@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import cl100k_tiktoken_path
 from tokinspect import Tokenizer
-from tokinspect.vocab_bin import compile_vocab_bin
+from tokinspect.formats.vocab_bin import compile_vocab_bin
 
 settings.register_profile("default", max_examples=200, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -114,7 +114,7 @@ QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| 
 
 
 def _byte_level(b: bytes) -> str:
-    from tokinspect.vocab_bin import _mapped
+    from tokinspect.formats.vocab_bin import _mapped
     return _mapped(b)
 
 

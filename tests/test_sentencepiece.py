@@ -160,7 +160,7 @@ def test_phi3_other_encoders(phi3_path):
     assert same > 0.5 * len(texts)
     with pytest.raises(Exception, match="not byte-level"):
         t.encode("Hello world", False, encoder="greedy")
-    from tokinspect.vocab_bin import compile_vocab_bin
+    from tokinspect.formats.vocab_bin import compile_vocab_bin
 
     with pytest.raises(Exception, match="not byte-level"):
         compile_vocab_bin(t)

@@ -11,7 +11,7 @@ import pytest
 from conftest import pair, shared
 from corpus import random_texts
 from tokinspect import Tokenizer, TokenizerError
-from tokinspect import vocab_bin as vb
+from tokinspect.formats import vocab_bin as vb
 
 PRODUCTION_SHA256 = "299e1c156bff1b85b5b4dc098c1d7f2e33e0b76fe1967d0d21df328985637a73"
 

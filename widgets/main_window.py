@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect import export
-from tokinspect.chat import ChatTemplateError, render
 from tokinspect.core.pieces import visible
+from tokinspect.formats.chat_template import ChatTemplateError, render
 from tokinspect.gui_audit import AuditModel
 from tokinspect.gui_compare import CompareModel
 from tokinspect.gui_models import ChunkListModel, Document, MessagesModel, TokenTableModel, VocabModel

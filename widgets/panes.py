@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokinspect.chat import ROLES
+from tokinspect.formats.chat_template import ROLES
 from tokinspect.gui_audit import AuditModel, RowsModel
 from tokinspect.gui_models import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
 from tokinspect.stats import Stats

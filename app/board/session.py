@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import vocab_bin
 from ..core.tokenizer import Tokenizer
+from ..formats import vocab_bin
 from . import deploy, remote
 from .diff import Summary, TextDiff, diff_corpus
 from .ssh import BoardConnection, BoardError

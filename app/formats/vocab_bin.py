@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _tokcore
-from .core.tokenizer import Tokenizer
+from .. import _tokcore
+from ..core.tokenizer import Tokenizer
 
 # The probes of the seed's section 3.3: space, newline, 0xAD, 0x7F
 DEFAULT_PROBES = (220, 198, 255, 221)

@@ -16,9 +16,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.pieces import visible
+from ..core.tokenizer import Tokenizer
 from . import vocab_bin
-from .core.pieces import visible
-from .core.tokenizer import Tokenizer
 
 # the engine's class keys, in the order and with the names the tab shows
 CLASS_NAMES: dict[str, str] = {

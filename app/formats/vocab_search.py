@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.tokenizer import Tokenizer
+from ..core.tokenizer import Tokenizer
 
 MAX_RESULTS = 5000
 _HEX = re.compile(r"^(?:0x)?([0-9a-fA-F]{2}(?:[\s:]?[0-9a-fA-F]{2})*)$")
