@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from .analysis.divergence import Side, divergence
 from .core.tokenizer import ENCODERS, PRESETS, Tokenizer
-from .divergence import Side, divergence
 from .formats import vocab_bin
 
 

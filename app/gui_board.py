@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from .analysis import TokenSpans
+from .analysis.encoded import TokenSpans
 from .board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
 from .board.session import BoardRun, DiffRequest, run_diff
 from .board.ssh import BoardConnection, BoardError, HostKeyUnknown, Profile, ProfileStore

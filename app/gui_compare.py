@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from .analysis import Analysis, analyze
-from .compare import Comparison, compare
+from .analysis.compare import Comparison, compare
+from .analysis.encoded import Analysis
+from .analysis.text import analyze
 from .core.pieces import visible
 from .core.tokenizer import Tokenizer
 from .gui_models import Document

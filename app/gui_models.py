@@ -24,9 +24,10 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from . import stats
-from .analysis import TRACE_AUTO_LIMIT, Analysis, analyze
-from .analysis import trace as trace_text
+from .analysis import stats
+from .analysis.encoded import Analysis
+from .analysis.text import TRACE_AUTO_LIMIT, analyze
+from .analysis.text import trace as trace_text
 from .core.pieces import visible
 from .core.tokenizer import ENCODERS, Tokenizer
 from .core.trace import Trace

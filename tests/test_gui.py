@@ -12,8 +12,8 @@ from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from tokinspect import Tokenizer  # noqa: E402
-from tokinspect.analysis import TokenSpans, byte_token_map, split_char_mask, utf16_spans  # noqa: E402
-from tokinspect.compare import compare  # noqa: E402
+from tokinspect.analysis.compare import compare  # noqa: E402
+from tokinspect.analysis.encoded import TokenSpans, byte_token_map, split_char_mask, utf16_spans  # noqa: E402
 from tokinspect.formats.chat_template import ChatTemplate, find_template, render  # noqa: E402
 from tokinspect.formats.vocab_search import VocabIndex, parse  # noqa: E402
 
@@ -368,7 +368,7 @@ def test_greedy_trace_steps(qtbot, win):
 def test_export_and_copy(qtbot, win, tmp_path):
     win.set_text("Hello naïve")
     settle(qtbot, win, "Hello naïve")
-    from tokinspect import export
+    from tokinspect.analysis import export
     export.write(win.doc.analysis.encoding, tmp_path / "t.json")
     export.write(win.doc.analysis.encoding, tmp_path / "t.csv")
     assert '"piece": "ĠnaÃ¯"' in (tmp_path / "t.json").read_text(encoding="utf-8")

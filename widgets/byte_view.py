@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
-from tokinspect.analysis import Analysis
+from tokinspect.analysis.encoded import Analysis
 from tokinspect.core.pieces import gpt2_byte_chars
 
 from . import theme

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
-from tokinspect import export
+from tokinspect.analysis import export
 from tokinspect.core.pieces import visible
 from tokinspect.formats.chat_template import ChatTemplateError, render
 from tokinspect.gui_audit import AuditModel

@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokinspect.analysis.stats import Stats
 from tokinspect.formats.chat_template import ROLES
 from tokinspect.gui_audit import AuditModel, RowsModel
 from tokinspect.gui_models import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
-from tokinspect.stats import Stats
 from tokinspect.trace_rows import StepRow
 
 from .merge_view import MergeStepsView

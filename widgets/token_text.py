@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QMouseEvent, QPainter, QPaintEvent, QPen, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
-from tokinspect.analysis import TokenSpans
+from tokinspect.analysis.encoded import TokenSpans
 
 from . import theme
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.encoding import Encoding
+from ..core.encoding import Encoding
 
 MAX_HIST_BYTES = 32  # longer tokens are counted in the last bin
 

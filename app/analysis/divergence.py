@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .analysis import exact_byte_spans, split_char_mask
+from ..core.encoding import Encoding
+from ..core.tokenizer import Tokenizer
 from .compare import compare
-from .core.encoding import Encoding
-from .core.tokenizer import Tokenizer
+from .encoded import split_char_mask
+from .text import exact_byte_spans
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.encoding import Encoding
+from ..core.encoding import Encoding
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from .core.encoding import Encoding
+from ..core.encoding import Encoding
 
 
 def rows(enc: Encoding) -> list[dict[str, object]]:
