@@ -18,6 +18,10 @@ hold one identical token each or diverge. A divergent span gets a class:
 - `unknown_id` — an id the decoding vocabulary does not have;
 - `normalization` — the bytes differ only by Unicode normalization.
 
+Each divergence also carries its `rules` (causes.py): the rule of the board engine that produced the
+board's side, found by replaying the emulations (kestrel-v2, kestrel-v1, greedy) step by step; and each
+text its `explained_by`, the emulation or host encoder that reproduces the board's ids exactly.
+
 Does not: talk to the board (remote.py gets the ids), or show anything.
 """
 
@@ -27,11 +31,13 @@ import difflib
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..core.tokenizer import Tokenizer
+from . import causes
+from .causes import Finding
 
 KINDS = ("same_bytes", "different_bytes", "special_split", "unknown_id", "normalization")
 KIND_NAMES = {
@@ -70,6 +76,15 @@ class Divergence:
     byte_span: tuple[int, int]      # in the host's bytes
     kind: str
     reason: str
+    findings: tuple[Finding, ...] = ()     # the board engine's rules behind the board's side
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        out: list[str] = []
+        for f in self.findings:
+            if f.rule not in out:
+                out.append(f.rule)
+        return tuple(out)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -85,6 +100,7 @@ class TextDiff:
     board_ids: tuple[int, ...] | None   # None: the board gave no ids for this text
     divergences: tuple[Divergence, ...]
     board_error: str | None = None
+    explained_by: str | None = None     # the encoder that reproduces the board's ids exactly
 
     @property
     def same(self) -> bool:
@@ -103,6 +119,8 @@ class Summary:
     host_tokens: int = 0
     board_tokens: int = 0
     per_kind: Counter[str] = field(default_factory=Counter)
+    per_rule: Counter[str] = field(default_factory=Counter)
+    explained: Counter[str] = field(default_factory=Counter)   # texts per explaining encoder ("" = none)
     spans: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     examples: dict[tuple[str, str, str], Divergence] = field(default_factory=dict)
     first_divergence: list[tuple[int, int]] = field(default_factory=list)   # (text index, host byte offset)
@@ -265,14 +283,16 @@ def _classify(tok: Tokenizer, host: Sequence[Piece], board: Sequence[Piece], hb:
 
 
 def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | None, host_tok: Tokenizer,
-              board_tok: Tokenizer | None = None, board_error: str | None = None) -> TextDiff:
-    """One text: the host's ids against the board's, aligned by bytes and classified."""
+              board_tok: Tokenizer | None = None, board_error: str | None = None,
+              host_encoder: str = "bpe") -> TextDiff:
+    """One text: the host's ids against the board's, aligned by bytes, classified, and each divergence's
+    rules found by replaying the emulations."""
     hids = tuple(int(i) for i in host_ids)
     if board_ids is None:
         return TextDiff(text, hids, None, (), board_error or "no ids from the board")
     bids = tuple(int(i) for i in board_ids)
     if hids == bids and board_tok is None:
-        return TextDiff(text, hids, bids, (), board_error)
+        return TextDiff(text, hids, bids, (), board_error, host_encoder)
     hp, bp = pieces_of(host_tok, hids), pieces_of(board_tok or host_tok, bids)
     hbytes = b"".join(p.data or b"" for p in hp)
     bbytes = b"".join(p.data or b"" for p in bp)
@@ -295,7 +315,28 @@ def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | Non
             continue
         kind, reason = _classify(host_tok, hseg, bseg, hb, bb)
         out.append(Divergence((h0, h1), (b0, b1), tuple(hseg), tuple(bseg), hb, bb, (p0, p1), kind, reason))
-    return TextDiff(text, hids, bids, tuple(out), board_error)
+    runs = causes.replays(host_tok, text)
+    explained = causes.explained_by(host_tok, text, bids, runs)
+    text_bytes = text.encode("utf-8", errors="surrogatepass")
+    lossless = hbytes == text_bytes
+    with_rules = []
+    for d in out:
+        span = d.byte_span if lossless else _text_span(text_bytes, d.host_bytes, d.byte_span)
+        run = causes.local_replay(runs, span, [p.id for p in d.board_pieces], explained)
+        found = causes.span_findings(host_tok, text_bytes, span, [p.id for p in d.host_pieces],
+                                     [p.id for p in d.board_pieces], run, normalized=d.kind == "normalization",
+                                     unknown=d.kind == "unknown_id")
+        with_rules.append(replace(d, findings=tuple(found)))
+    return TextDiff(text, hids, bids, tuple(with_rules), board_error, explained)
+
+
+def _text_span(text_bytes: bytes, host_bytes: bytes, span: tuple[int, int]) -> tuple[int, int]:
+    """The span in the text when the host's bytes are not the text's (a normalizer changed them): the
+    host's bytes found in the text, else the same offsets clipped to the text."""
+    k = text_bytes.find(host_bytes) if host_bytes else -1
+    if k >= 0:
+        return k, k + len(host_bytes)
+    return min(span[0], len(text_bytes)), min(span[1], len(text_bytes))
 
 
 # ---- a corpus --------------------------------------------------------------------------------------------
@@ -309,6 +350,7 @@ def summarize(diffs: Iterable[TextDiff]) -> Summary:
             s.missing += 1
             continue
         s.board_tokens += len(d.board_ids)
+        s.explained[d.explained_by or ""] += 1
         if d.same:
             s.identical += 1
             continue
@@ -316,6 +358,8 @@ def summarize(diffs: Iterable[TextDiff]) -> Summary:
         s.first_divergence.append((i, first.byte_span[0]))
         for v in d.divergences:
             s.per_kind[v.kind] += 1
+            for r in v.rules:
+                s.per_rule[r] += 1
             s.spans[v.key] += 1
             s.examples.setdefault(v.key, v)
     return s

@@ -1,0 +1,266 @@
+"""Why the board's ids differ, rule by rule: every divergent span replayed through the emulations.
+
+For one text the emulations of board engines run on the host tokenizer with their step traces:
+`kestrel-v2` and `kestrel-v1` (the real RK3588 engine, native/src/kestrel.h) and `greedy` (the ideal
+longest-prefix match). `explained_by` is the first of them (in EMULATIONS order, then the host's own
+`bpe`/`rank`) whose ids are the board's ids exactly, or None. For each divergent span found by diff.py,
+the emulation whose tokens over that span are the board's tokens there (the explaining one first) is
+replayed step by step over the span, and every step that made the board's side what it is names its
+rule from RULES, with a sentence that says what happened in this text ("the board skipped the space:
+no entry longer than Ġ starts with Ġ1").
+
+Does not: align bytes or classify spans by byte classes (diff.py), talk to the board, or guess a rule
+from bytes alone: a span no emulation reproduces gets no rule (its diff kind still says what differs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.tokenizer import Encoding, Tokenizer, TokenizerError
+from ..core.trace import KestrelStep, Trace
+
+EMULATIONS = ("kestrel-v2", "kestrel-v1", "greedy")
+HOST_ENCODERS = ("bpe", "rank")
+
+# the fixed vocabulary of causes, each with what it means
+RULES = {
+    "space-dropped": "a space before a word was skipped and not re-added (no entry starts with Ġ and the word)",
+    "spaces-collapsed": "a run of spaces became one Ġ",
+    "leading-space-dropped": "spaces at the start of the text are skipped (no token before them)",
+    "trailing-space-dropped": "spaces at the end of the text are skipped",
+    "control-byte-unk": "a control byte (tab, CR, 0x01-0x1F) matched no entry: id 0",
+    "nul-truncated": "the text ends at a NUL byte (strlen): the rest never reached the board's tokenizer",
+    "newline-fallback": "a newline matched nothing and became the Ċ entry",
+    "newline-run-split": "a run of newlines was split into separate Ċ tokens (v1: one each; v2: at most 8)",
+    "special-first": "a special string was matched first, before any ordinary token",
+    "special-guard": "an ordinary token was cut short so as not to run into the next special token",
+    "special-not-listed": "a special token the engine does not list (only 15 are matched first) was split",
+    "equal-bytes-lower-id": "two entries store the same bytes in vocab.bin and the board took the lower id",
+    "longest-match-split": "the longest entry at each position, not the merges, chose the split",
+    "normalization": "the host normalizes the text; the board does not",
+    "special-split": "a special token was split into ordinary tokens (matched as plain text)",
+    "unknown-id": "an id outside the vocabulary",
+}
+
+_CONTROL_NAMES = {0x09: "tab", 0x0D: "CR", 0x0B: "vertical tab", 0x0C: "form feed", 0x1B: "escape"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str           # a key of RULES
+    sentence: str       # what happened in this text
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One emulation run on one text."""
+
+    encoder: str
+    encoding: Encoding
+    trace: Trace
+
+    @property
+    def ids(self) -> list[int]:
+        return self.encoding.ids.tolist()
+
+
+def replay(tok: Tokenizer, text: str | bytes, encoder: str) -> Replay | None:
+    """The emulation's encoding and trace of text, or None when the tokenizer cannot run it."""
+    try:
+        tr = tok.trace(text, add_special_tokens=False, encoder=encoder)
+    except (ValueError, TokenizerError):
+        return None
+    return Replay(encoder, tr.encoding, tr)
+
+
+def replays(tok: Tokenizer, text: str | bytes) -> list[Replay]:
+    return [r for r in (replay(tok, text, e) for e in EMULATIONS) if r is not None]
+
+
+def explained_by(tok: Tokenizer, text: str | bytes, board_ids: Sequence[int], runs: Sequence[Replay] | None = None,
+                 add_special_tokens: bool = False) -> str | None:
+    """The first emulation (then host encoder) whose ids are board_ids exactly."""
+    want = [int(i) for i in board_ids]
+    for r in runs if runs is not None else replays(tok, text):
+        if r.ids == want:
+            return r.encoder
+    for enc in HOST_ENCODERS:
+        try:
+            if tok.encode(text, add_special_tokens, enc).ids.tolist() == want:
+                return enc
+        except (ValueError, TokenizerError):
+            continue
+    return None
+
+
+# ---- rules of one span ------------------------------------------------------------------------------------
+
+def _word(data: bytes, at: int, n: int = 12) -> str:
+    """A short readable excerpt of data from byte `at` (up to the next space or newline)."""
+    out = data[at : at + n]
+    for stop in (b" ", b"\n"):
+        k = out.find(stop)
+        if k > 0:
+            out = out[:k]
+    return out.decode("utf-8", errors="backslashreplace")
+
+
+def _piece(tok: Tokenizer, tid: int | None) -> str:
+    if tid is None:
+        return "nothing"
+    data = tok.id_to_bytes(tid)
+    return f"{(data or b'').decode('utf-8', errors='backslashreplace')!r} ({tid})"
+
+
+def _kestrel_findings(tok: Tokenizer, data: bytes, st: KestrelStep, version: int) -> list[Finding]:
+    out: list[Finding] = []
+    word = _word(data, st.at)
+    if st.rule == "trailing":
+        out.append(Finding("trailing-space-dropped", f"the board skipped {st.spaces} space(s) at the end of the text"))
+        return out
+    if st.rule == "nul":
+        out.append(Finding("nul-truncated", f"the text ends at the NUL byte at offset {st.at}: "
+                                            f"{st.consumed} byte(s) after it never reached the board's tokenizer"))
+        return out
+    if st.spaces:
+        if st.rule == "special":
+            out.append(Finding("space-dropped", f"the board skipped the space before {word!r}: special strings "
+                                                "are matched first, without Ġ"))
+        elif st.retry == "none":
+            out.append(Finding("leading-space-dropped",
+                               f"the board skipped {st.spaces} space(s) at the start of the text"))
+        elif st.retry == "only-space":
+            out.append(Finding("space-dropped", f"the board skipped the space: no entry longer than Ġ starts "
+                                                f"with Ġ{word}"))
+        elif st.retry == "guarded":
+            out.append(Finding("space-dropped", f"the board skipped the space before {word!r}: its Ġ match "
+                                                f"{_piece(tok, st.retry_id)} runs into the next special token"))
+            out.append(Finding("special-guard", f"the Ġ match {_piece(tok, st.retry_id)} would end past the "
+                                                f"special token {st.limit} byte(s) ahead, so it was refused"))
+        if st.spaces > 1 and st.retry == "taken":
+            out.append(Finding("spaces-collapsed", f"{st.spaces} spaces before {word!r} became one Ġ in "
+                                                   f"{_piece(tok, st.id)}"))
+    if st.rule == "unk":
+        b = data[st.at] if st.at < len(data) else 0
+        name = _CONTROL_NAMES.get(b, f"byte 0x{b:02X}")
+        out.append(Finding("control-byte-unk", f"{name} (0x{b:02X}) has no entry as a raw byte (vocab.bin stores "
+                                               f"it as a marker): the board wrote id 0 {_piece(tok, 0)}"))
+    elif st.rule == "newline":
+        run = len(data[st.at :]) - len(data[st.at :].lstrip(b"\n"))
+        if run > st.consumed:
+            cap = "one Ċ per newline" if version == 1 else "the longest Ċ run of at most 8"
+            out.append(Finding("newline-run-split", f"{run} newlines in a row: the board took {cap}, "
+                                                    f"{_piece(tok, st.id)} for {st.consumed}"))
+        else:
+            out.append(Finding("newline-fallback", f"the newline matched nothing as a raw byte: the board fell "
+                                                   f"back to {_piece(tok, st.id)}"))
+    elif st.rule == "special":
+        out.append(Finding("special-first", f"{_piece(tok, st.id)} was matched first, as a whole"))
+    elif st.rule == "match" and st.unguarded > st.consumed:
+        out.append(Finding("special-guard", f"the board stopped {_piece(tok, st.id)} after {st.consumed} byte(s): "
+                                            f"the longest entry ({st.unguarded} bytes) would run into the special "
+                                            f"token ahead"))
+    return out
+
+
+def _kestrel_region(st: KestrelStep) -> tuple[int, int]:
+    return st.pos, st.at + st.consumed
+
+
+def _overlaps(region: tuple[int, int], span: tuple[int, int]) -> bool:
+    a, b = region
+    s, e = span
+    if a == b:
+        return s <= a <= e
+    return a < e and s < b
+
+
+def _stored(data: bytes) -> bytes:
+    return b"".join(b"\xc4" + bytes([0x80 + x]) if x <= 0x20 else bytes([x]) for x in data)
+
+
+def _equal_bytes(tok: Tokenizer, host_ids: Sequence[int], board_ids: Sequence[int]) -> list[Finding]:
+    out = []
+    n = tok.vocab_size
+    for b in board_ids:
+        bdata = tok.id_to_bytes(b) if 0 <= b < n else None
+        if bdata is None or tok.is_special(b):
+            continue
+        for h in host_ids:
+            hdata = tok.id_to_bytes(h) if 0 <= h < n else None
+            if h != b and hdata is not None and not tok.is_special(h) and _stored(hdata) == _stored(bdata):
+                out.append(Finding("equal-bytes-lower-id", f"ids {min(b, h)} and {max(b, h)} are both stored as "
+                                                           f"{_stored(bdata).hex(' ')}: the board took {b} "
+                                                           f"{_piece(tok, b)}, the host has {h} {_piece(tok, h)}"))
+    return out
+
+
+def _added(tok: Tokenizer, ids: Sequence[int]) -> list[int]:
+    """The added tokens (special or not: `<think>` and `<tool_call>` are not special in Qwen3) among ids."""
+    added = {int(a["id"]) for a in tok.added_tokens}  # type: ignore[call-overload]
+    return [i for i in ids if i in added]
+
+
+# native/src/kestrel.c SPECIALS: the 15 strings kestrel-v2 matches first (kestrel-llm QWEN_SPECIAL_STR)
+KESTREL_SPECIALS = tuple(s.encode() for s in (
+    "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
+    "<|video_pad|>", "<|object_ref_start|>", "<|object_ref_end|>", "<|box_start|>", "<|box_end|>",
+    "<|quad_start|>", "<|quad_end|>", "<think>", "</think>"))
+
+
+def span_findings(tok: Tokenizer, text_bytes: bytes, span: tuple[int, int], host_ids: Sequence[int],
+                  board_ids: Sequence[int], run: Replay | None, normalized: bool = False,
+                  unknown: bool = False) -> list[Finding]:
+    """The rules of one divergent span: text bytes [span), the host's and the board's ids there, and
+    the emulation that reproduces the board's side (None: none does)."""
+    found: list[Finding] = []
+    if unknown:
+        bad = [i for i in board_ids if not 0 <= i < tok.vocab_size or tok.id_to_bytes(i) is None]
+        found.append(Finding("unknown-id", f"id {bad[0] if bad else '?'} is not in the host's vocabulary"))
+    if normalized:
+        found.append(Finding("normalization", "the host's normalizer changed these bytes; the board reads them raw"))
+    found += _equal_bytes(tok, host_ids, board_ids)
+    if run is not None and run.trace.kestrel_steps:
+        version = 1 if run.encoder == "kestrel-v1" else 2
+        for st in run.trace.kestrel_steps:
+            if _overlaps(_kestrel_region(st), span):
+                found += _kestrel_findings(tok, text_bytes, st, version)
+    on_board = set(board_ids)
+    for sid in _added(tok, host_ids):
+        if sid not in on_board:
+            content = tok.id_to_bytes(sid) or b""
+            if run is not None and run.encoder == "kestrel-v2" and content not in KESTREL_SPECIALS:
+                found.append(Finding("special-not-listed", f"{_piece(tok, sid)} is not among the 15 special "
+                                                           "strings the engine matches first: it was read as text"))
+            else:
+                found.append(Finding("special-split", f"{_piece(tok, sid)} was read as plain text and split"))
+    if run is not None and not found:
+        found.append(Finding("longest-match-split", f"the board took the longest entry at each position "
+                                                    f"({run.encoder}); the host's merges split it otherwise"))
+    # one finding per (rule, sentence), in order
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for f in found:
+        if (f.rule, f.sentence) not in seen:
+            seen.add((f.rule, f.sentence))
+            out.append(f)
+    return out
+
+
+def local_replay(runs: Sequence[Replay], span: tuple[int, int], board_ids: Sequence[int],
+                 first: str | None) -> Replay | None:
+    """The emulation whose tokens inside the text span are exactly the board's tokens there (the
+    explaining one first)."""
+    ordered = sorted(runs, key=lambda r: r.encoder != first)
+    want = [int(i) for i in board_ids]
+    s, e = span
+    for r in ordered:
+        if first is not None and r.encoder == first:
+            return r
+        offs = r.encoding.byte_offsets
+        inside = [int(i) for i, (a, b) in zip(r.encoding.ids.tolist(), offs.tolist()) if a < e and b > s or a == b == s]
+        if inside == want:
+            return r
+    return None
