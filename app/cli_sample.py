@@ -14,7 +14,8 @@ import sys
 
 import numpy as np
 
-from .sampling import LOGITS_FORMATS, PRESETS, SamplerSettings, open_logits, sample
+from .sampling.sampler import LOGITS_FORMATS, open_logits, sample
+from .sampling.settings import PRESETS, SamplerSettings
 
 
 def _settings(args: argparse.Namespace) -> SamplerSettings:

@@ -24,12 +24,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from .core.pieces import visible
 from .core.tokenizer import Tokenizer
 from .gui_workers import Coalescer, Runner
-from .sampling import (
-    PRESETS,
+from .sampling.sampler import (
     Draws,
     LogitsSource,
     SampleResult,
-    SamplerSettings,
     Stage,
     chi_square,
     empirical,
@@ -37,6 +35,7 @@ from .sampling import (
     run_stages,
     sample,
 )
+from .sampling.settings import PRESETS, SamplerSettings
 
 ENGINES = ("ds4", "llama.cpp", "kestrel", "hf")
 ENGINES_AFTER_MS = 120
@@ -227,7 +226,7 @@ class SamplingModel(QObject):
         if tok is None:
             self.failed.emit("Open a tokenizer first: the bigram demo counts its tokens.")
             return
-        from .sampling_demo import bigram_logits
+        from .sampling.demo import bigram_logits
 
         def work(ev: threading.Event, gen: int) -> LogitsSource:
             src = bigram_logits(tok, text)

@@ -12,7 +12,7 @@ import pytest
 from tokinspect import _tokcore
 from tokinspect.core.tokenizer import Tokenizer
 from tokinspect.sampling import LogitsSource, SamplerSettings, open_logits, run_stages
-from tokinspect.sampling_demo import bigram_counts, bigram_logits
+from tokinspect.sampling.demo import bigram_counts, bigram_logits
 
 
 def test_npy_1d_2d_dtypes(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect.gui_sampling import ENGINES, DrawView, EnginesView, SamplingView, StagePlot
-from tokinspect.sampling import PRESETS, STAGES, SamplerSettings
+from tokinspect.sampling.settings import PRESETS, STAGES, SamplerSettings
 
 from . import theme
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.tokenizer import Tokenizer
-from .sampling import LogitsSource
+from ..core.tokenizer import Tokenizer
+from .sampler import LogitsSource
 
 SMOOTHING = 0.01
 
