@@ -216,9 +216,10 @@ def time_engines(engines: list[Engine], corpus: common.Corpus, runs: int,
 
 
 def time_encoders(corpus: common.Corpus, runs: int) -> None:
-    """tokinspect's three encoders side by side, on tokenizer.json and on the
+    """tokinspect's encoders side by side, on tokenizer.json and on the
     compiled vocab.bin (the board's file): bpe is HF-exact, rank is tiktoken's
-    algorithm, greedy is the board's longest match (its ids differ by design)."""
+    algorithm, greedy is the ideal longest match, kestrel-v1/v2 the real board engine (their ids differ
+    by design)."""
     import tempfile
 
     from tokinspect import Tokenizer
@@ -231,7 +232,7 @@ def time_encoders(corpus: common.Corpus, runs: int) -> None:
         vb_path.write_bytes(compile_vocab_bin(tj).data)
         vb = Tokenizer.from_file(vb_path)
     cases = [(f"{name} {enc}", tok, enc) for name, tok in (("json", tj), ("vocab.bin", vb))
-             for enc in ("bpe", "rank", "greedy")]
+             for enc in ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")]
     for _, tok, enc in cases:
         tok.encode("warm up", encoder=enc)   # builds the encoder's index outside the timing
     ref = [e.ids for e in tj.encode_batch(corpus.texts, False)]

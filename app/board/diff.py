@@ -367,7 +367,9 @@ def summarize(diffs: Iterable[TextDiff]) -> Summary:
 
 def diff_corpus(texts: Sequence[str], host_ids: Sequence[Sequence[int]], board_ids: Sequence[Sequence[int] | None],
                 host_tok: Tokenizer, board_tok: Tokenizer | None = None,
-                board_errors: Sequence[str | None] | None = None) -> tuple[list[TextDiff], Summary]:
+                board_errors: Sequence[str | None] | None = None,
+                host_encoder: str = "bpe") -> tuple[list[TextDiff], Summary]:
     errors = board_errors if board_errors is not None else [None] * len(texts)
-    diffs = [diff_text(t, h, b, host_tok, board_tok, e) for t, h, b, e in zip(texts, host_ids, board_ids, errors)]
+    diffs = [diff_text(t, h, b, host_tok, board_tok, e, host_encoder)
+             for t, h, b, e in zip(texts, host_ids, board_ids, errors)]
     return diffs, summarize(diffs)

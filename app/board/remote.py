@@ -10,14 +10,20 @@ Two ways to encode on the board:
   by stdin or by an uploaded file, never in the command line; `{input}`
   (the uploaded file) and `{tokenizer}` are replaced by quoted paths.
 
-  Contract of mode "stdin" / "file" (per_text=False, the default): ONE
-  exec for the whole batch; the texts are written one per line (UTF-8,
-  each ended by "\\n") to its stdin, or to one uploaded file whose path is
-  `{input}`; the command prints one result per text, in order. A text with
-  a line break cannot travel that way: it gets an error and is not sent.
-  per_text=True: one exec per text, the text's exact bytes (no "\\n" added)
-  on stdin or as the whole uploaded file; the command's whole output is
-  that text's result (multi-line texts work; one exec each is slower).
+  How texts travel (`input`), by stdin (mode "stdin") or as one uploaded
+  file whose path is `{input}` (mode "file"); no text is ever refused for
+  its content:
+  - "lines" (the default): ONE exec for the whole batch, the texts one per
+    line (their exact bytes, each ended by "\n"); the command prints one
+    result per text, in order. A text with a line break (LF or CR) cannot
+    travel on one line: it goes by itself, as with "per-text".
+  - "jsonl": ONE exec, each text as one JSON string per line (UTF-8; line
+    breaks, tabs and NULs escaped), the input of `tokcore encode --jsonl`
+    and of probes that read JSON Lines; multi-line texts and chat prompts
+    go in the same batch.
+  - "per-text": one exec per text, the text's exact bytes (no "\n" added)
+    on stdin or as the whole uploaded file; the command's whole output is
+    that text's result (one exec each is slower).
 
   Output parsers: "jsonl" (one JSON line per text: [ids...] or
   {"ids": [...]}, or {"error": "..."} for a text the tokenizer refused;
@@ -47,9 +53,10 @@ from typing import NamedTuple
 from .deploy import command_words, run_prefix
 from .ssh import BoardConnection, BoardError, RemoteCommandFailed, RemoteFileMissing
 
-ENCODERS = ("bpe", "rank", "greedy")
+ENCODERS = ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")
 PARSERS = ("jsonl", "ints", "regex")
 MODES = ("stdin", "file")
+INPUTS = ("lines", "jsonl", "per-text")
 Progress = Callable[[int], None]  # called with the number of texts done so far
 
 
@@ -334,16 +341,26 @@ def _substitute(template: str, values: dict[str, str]) -> str:
     return re.sub(r"\{(input|tokenizer)\}", sub, template)
 
 
+def _text_bytes(t: str) -> bytes:
+    """A text's exact bytes: surrogate escapes (undecodable bytes of a corpus file) become those bytes again."""
+    return t.encode("utf-8", errors="surrogateescape")
+
+
 def encode_command(conn: BoardConnection, template: str, texts: Sequence[str], mode: str = "stdin",
                    parser: str = "jsonl", regex: str | re.Pattern[str] | None = None, tokenizer: str | None = None,
-                   per_text: bool = False, cancel: threading.Event | None = None, progress: Progress | None = None,
-                   timeout: float | None = None) -> BatchResult:
+                   input: str = "lines", cancel: threading.Event | None = None, progress: Progress | None = None,
+                   timeout: float | None = None, per_text: bool = False) -> BatchResult:
     """The board's own tokenizer: see the module docstring for the contract.
-    `tokenizer` fills `{tokenizer}`; `{input}` is the uploaded file (mode "file")."""
+    `tokenizer` fills `{tokenizer}`; `{input}` is the uploaded file (mode "file"). per_text=True is
+    input="per-text"."""
+    if per_text:
+        input = "per-text"
     if mode not in MODES:
         raise ValueError(f"mode {mode!r}: one of {', '.join(MODES)}")
     if parser not in PARSERS:
         raise ValueError(f"parser {parser!r}: one of {', '.join(PARSERS)}")
+    if input not in INPUTS:
+        raise ValueError(f"input {input!r}: one of {', '.join(INPUTS)}")
     rx = compile_regex(regex) if parser == "regex" else None
     has_input = "{input}" in template
     if mode == "file" and not has_input:
@@ -355,41 +372,52 @@ def encode_command(conn: BoardConnection, template: str, texts: Sequence[str], m
     values: dict[str, str] = {}
     if tokenizer is not None:
         values["tokenizer"] = conn.expand(tokenizer)
-    encoded: list[bytes | None] = []
-    pre_errors: list[str | None] = []
+    encoded: list[bytes] = []
     for t in texts:
-        try:
-            b = t.encode("utf-8")
-        except UnicodeEncodeError as e:
-            encoded.append(None)
-            pre_errors.append(f"not sendable as UTF-8: {e}")
-            continue
-        if not per_text and b"\n" in b:
-            encoded.append(None)
-            pre_errors.append("contains a line break: this command gets one text per line (use per_text)")
-            continue
-        encoded.append(b)
-        pre_errors.append(None)
-    slots = [i for i, b in enumerate(encoded) if b is not None]
-    c = _Collector(n, slots, parser, rx, progress)
-    c.errors = list(pre_errors)
+        if input == "jsonl":
+            encoded.append(json.dumps(t, ensure_ascii=False).encode("utf-8", errors="surrogatepass"))
+        else:
+            encoded.append(_text_bytes(t))
+    if input == "per-text":
+        batch, alone = [], list(range(n))
+    elif input == "jsonl":
+        batch, alone = list(range(n)), []
+    else:
+        batch = [i for i, b in enumerate(encoded) if b"\n" not in b and b"\r" not in b]
+        alone = [i for i, b in enumerate(encoded) if b"\n" in b or b"\r" in b]
     remote_dir = conn.expand(conn.profile.deploy_root).rstrip("/") + "/input"
-    if per_text:
-        return _encode_each(conn, template, values, encoded, c, mode, remote_dir, cancel, timeout, t0)
+    c = _Collector(n, batch, parser, rx, progress)
+    res = _result(c, None, t0, None)
+    if batch:
+        res = _encode_batch(conn, template, values, encoded, c, mode, remote_dir, cancel, timeout, t0)
+    if alone and res.error is None:
+        done = len(batch)
+        each = _Collector(n, alone, parser, rx, (lambda d: progress(done + d)) if progress else None)
+        one = _encode_each(conn, template, values, encoded, each, mode, remote_dir, cancel, timeout, t0)
+        for i in alone:
+            res.ids[i], res.errors[i] = one.ids[i], one.errors[i]
+        res = BatchResult(res.ids, res.errors, one.error, time.monotonic() - t0, one.failure)
+    return res
+
+
+def _encode_batch(conn: BoardConnection, template: str, values: dict[str, str], encoded: list[bytes],
+                  c: _Collector, mode: str, remote_dir: str, cancel: threading.Event | None, timeout: float | None,
+                  t0: float) -> BatchResult:
+    """One exec for the texts in c.slots, one line each."""
     cmd = ""
     upload = None
+    slots = c.slots
     try:
         if mode == "file":
             conn.makedirs(remote_dir)
             upload = f"{remote_dir}/{uuid.uuid4().hex}.txt"
-            conn.put_bytes(b"".join(encoded[i] + b"\n" for i in slots), upload)  # type: ignore[operator]
-            values["input"] = upload
+            conn.put_bytes(b"".join(encoded[i] + b"\n" for i in slots), upload)
+            values = {**values, "input": upload}
             cmd = _substitute(template, values)
             r = conn.run_lines(cmd, None, c.line, cancel, timeout)
         else:
             cmd = _substitute(template, values)
-            r = conn.run_lines(cmd, (encoded[i] + b"\n" for i in slots), c.line, cancel,  # type: ignore[operator]
-                               timeout)
+            r = conn.run_lines(cmd, (encoded[i] + b"\n" for i in slots), c.line, cancel, timeout)
     except BoardError as e:
         return _result(c, _fail(e, c.done, len(slots)), t0, e)
     finally:
@@ -406,7 +434,7 @@ def _remove_quietly(conn: BoardConnection, path: str | None) -> None:
             pass
 
 
-def _encode_each(conn: BoardConnection, template: str, values: dict[str, str], encoded: list[bytes | None],
+def _encode_each(conn: BoardConnection, template: str, values: dict[str, str], encoded: list[bytes],
                  c: _Collector, mode: str, remote_dir: str, cancel: threading.Event | None, timeout: float | None,
                  t0: float) -> BatchResult:
     """per_text: one exec per text; the whole output is that text's result."""
@@ -422,7 +450,6 @@ def _encode_each(conn: BoardConnection, template: str, values: dict[str, str], e
     try:
         for i in c.slots:
             data = encoded[i]
-            assert data is not None
             if upload is not None:
                 conn.put_bytes(data, upload)
             r = conn.run(cmd, None if upload is not None else data, timeout, cancel=cancel)

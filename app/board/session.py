@@ -17,12 +17,13 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..core.tokenizer import Tokenizer
 from ..formats import vocab_bin
-from . import deploy, remote
+from . import deploy, identify, remote
 from .diff import Summary, TextDiff, diff_corpus
+from .identify import Identification
 from .ssh import BoardConnection, BoardError
 
 # a board file above this is not fetched for the entry-by-entry comparison
@@ -42,6 +43,7 @@ class DiffRequest:
     command: str = ""                   # mode "command": the template ({tokenizer}, {input})
     parser: str = "jsonl"               # mode "command": jsonl | ints | regex
     regex: str | None = None
+    input: str = "lines"                # mode "command": how texts travel: lines | jsonl | per-text
 
     @property
     def label(self) -> str:
@@ -125,6 +127,26 @@ def check_board(conn: BoardConnection, tok: Tokenizer, remote_path: str) -> Chec
     return checks
 
 
+def board_encode(conn: BoardConnection, req: DiffRequest, texts: list[str], cancel: threading.Event,
+                 say: Progress) -> tuple[remote.BatchResult, str]:
+    """The texts encoded on the board in one exec (deploy, or the board's command); (batch, build)."""
+    n = len(texts)
+    if req.mode == "deploy":
+        say("deploying tokcore", 0, n)
+        built = deploy.ensure_built(conn)
+        say("encoding on the board", 0, n)
+        batch = remote.encode_deployed(conn, built.binary, req.remote_tokenizer, texts, encoder=req.encoder,
+                                       add_special_tokens=req.add_special_tokens, cancel=cancel,
+                                       progress=lambda d: say("encoding on the board", d, n))
+        return batch, ("built" if built.built else "reused")
+    say("running the board's command", 0, n)
+    mode = "file" if "{input}" in req.command else "stdin"
+    batch = remote.encode_command(conn, req.command, texts, mode=mode, parser=req.parser, regex=req.regex,
+                                  tokenizer=req.remote_tokenizer, input=req.input, cancel=cancel,
+                                  progress=lambda d: say("running the board's command", d, n))
+    return batch, ""
+
+
 def run_diff(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *, cancel: threading.Event | None = None,
              progress: Progress | None = None) -> BoardRun:
     """Checks, board encode (one exec), host encode, diff. Board errors end up in `error`, never raised."""
@@ -135,20 +157,7 @@ def run_diff(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *, cancel:
     try:
         say("checking the board", 0, n)
         run.checks = check_board(conn, tok, req.remote_tokenizer)
-        if req.mode == "deploy":
-            say("deploying tokcore", 0, n)
-            built = deploy.ensure_built(conn)
-            binary, run.build = built.binary, ("built" if built.built else "reused")
-            say("encoding on the board", 0, n)
-            batch = remote.encode_deployed(conn, binary, req.remote_tokenizer, list(req.texts), encoder=req.encoder,
-                                           add_special_tokens=req.add_special_tokens, cancel=cancel,
-                                           progress=lambda d: say("encoding on the board", d, n))
-        else:
-            say("running the board's command", 0, n)
-            mode = "file" if "{input}" in req.command else "stdin"
-            batch = remote.encode_command(conn, req.command, list(req.texts), mode=mode, parser=req.parser,
-                                          regex=req.regex, tokenizer=req.remote_tokenizer, cancel=cancel,
-                                          progress=lambda d: say("running the board's command", d, n))
+        batch, run.build = board_encode(conn, req, list(req.texts), cancel, say)
     except (BoardError, ValueError) as exc:   # ValueError: a bad template or regex
         run.error = str(exc)
         return run
@@ -159,5 +168,42 @@ def run_diff(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *, cancel:
     host = [tok.encode(t, req.add_special_tokens, req.host_encoder).ids.tolist() for t in req.texts]
     run.host_seconds = time.perf_counter() - t0
     board = [ids if ids is not None else None for ids in batch.ids]
-    run.diffs, run.summary = diff_corpus(list(req.texts), host, board, tok, board_errors=batch.errors)
+    run.diffs, run.summary = diff_corpus(list(req.texts), host, board, tok, board_errors=batch.errors,
+                                         host_encoder=req.host_encoder)
     return run
+
+
+@dataclass
+class IdentifyRun:
+    result: Identification | None = None
+    error: str | None = None
+    board_seconds: float = 0.0
+
+
+def run_identify(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *,
+                 cancel: threading.Event | None = None, progress: Progress | None = None) -> IdentifyRun:
+    """The probe set through the board's tokenizer in one exec, compared with every emulation."""
+    cancel = cancel or threading.Event()
+    say = progress or (lambda _phase, _done, _total: None)
+    out = IdentifyRun()
+    texts = identify.probe_texts()
+    probe_req = replace(req, add_special_tokens=False)
+    try:
+        batch, _ = board_encode(conn, probe_req, texts, cancel, say)
+    except (BoardError, ValueError) as exc:
+        out.error = str(exc)
+        return out
+    out.board_seconds = batch.seconds
+    out.error = batch.error
+    out.result = identify.identify(tok, batch.ids)
+    return out
+
+
+def specials_arrived(tok: Tokenizer, host_ids: list[int], board_ids: list[int] | None) -> list[tuple[str, int, int]]:
+    """Per added token of the host's ids (a chat template's <|im_start|>, <|im_end|>, <think>...): its text,
+    how often the host has it, how often the board has it whole."""
+    added = {int(a["id"]): str(a["content"]) for a in tok.added_tokens}  # type: ignore[call-overload]
+    out = []
+    for tid in sorted({i for i in host_ids if i in added}):
+        out.append((added[tid], host_ids.count(tid), (board_ids or []).count(tid)))
+    return out

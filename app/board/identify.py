@@ -1,0 +1,82 @@
+"""Which engine is the board running? A fixed probe set, encoded on the board in one exec, against every emulation.
+
+The probes are texts on which the engines' rules give different ids (seed 000's probe idea: a handful of
+texts that pin the tokenizer; llama.cpp's pre-tokenizer fingerprint idea: a known text's ids identify the
+recipe): a space before a digit, a tab, runs of newlines, a special token right after a letter, leading
+and trailing spaces, letters whose vocab.bin bytes equal a marker's, a NUL, and ordinary text. Each
+emulation (`kestrel-v2`, `kestrel-v1`, `greedy`, `bpe`) encodes them on the host; the engine is the one
+that reproduces every probe, or None with the closest and the probes where it differs.
+
+Does not: talk to the board (session.py runs the probes there) or decide anything from one probe alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..core.tokenizer import Tokenizer, TokenizerError
+
+CANDIDATES = ("kestrel-v2", "kestrel-v1", "greedy", "bpe")
+
+# (text, what it separates)
+PROBES: tuple[tuple[str, str], ...] = (
+    ("Hello world", "ordinary text: every engine agrees"),
+    ("a 1 b", "Ġ1 is no entry: kestrel drops the space, greedy and bpe keep it"),
+    ("x\ty", "a raw tab: kestrel writes id 0, greedy its marker, bpe merges it"),
+    ("a\n\nb", "two newlines: kestrel-v1 one Ċ each, kestrel-v2 and greedy ĊĊ"),
+    ("ok.<|im_end|>", "'.<' runs into the special on kestrel-v1 only"),
+    ("<think>\n\n</think>\n\n", "the empty thinking block"),
+    (" lead", "a leading space: kestrel drops it"),
+    ("end  ", "trailing spaces: kestrel drops them"),
+    ("a   b", "three spaces: kestrel one Ġ, the others keep them"),
+    ("Zażółć gęślą jaźń", "letters stored as markers' bytes: the longest matchers take the marker ids"),
+    ("don't stop, 12345 times!", "contractions and digits: bpe's pre-tokenizer against the longest match"),
+    ("x.<tool_call>y", "an added token kestrel-v2 does not list among its 15"),
+    ("abc\x00def", "a NUL: kestrel stops there (strlen)"),
+    ("你好，世界。", "CJK text"),
+    ("line one\r\nline two", "CRLF: kestrel writes id 0 for the CR"),
+    ("x \ny", "a space before a newline"),
+)
+
+
+@dataclass
+class Identification:
+    engine: str | None                      # the candidate that reproduces every probe
+    probes: int
+    agree: dict[str, int]                   # candidate -> probes reproduced
+    closest: str | None                     # the candidate with the most agreement
+    differ: list[tuple[str, list[int] | None, list[int]]] = field(default_factory=list)  # (probe, board, closest's)
+    missing: int = 0                        # probes the board gave no ids for
+
+    def as_json(self) -> dict[str, object]:
+        return {"engine": self.engine, "probes": self.probes, "agree": self.agree, "closest": self.closest,
+                "missing": self.missing,
+                "differ": [{"probe": p, "board": b, "closest": c} for p, b, c in self.differ]}
+
+
+def probe_texts() -> list[str]:
+    return [t for t, _ in PROBES]
+
+
+def identify(tok: Tokenizer, board_ids: Sequence[Sequence[int] | None]) -> Identification:
+    """Compares the board's ids of PROBES (in order; None: no result) with every candidate's."""
+    texts = probe_texts()
+    if len(board_ids) != len(texts):
+        raise ValueError(f"{len(board_ids)} results for {len(texts)} probes")
+    host: dict[str, list[list[int]]] = {}
+    for enc in CANDIDATES:
+        try:
+            host[enc] = [tok.encode(t, False, enc).ids.tolist() for t in texts]
+        except (ValueError, TokenizerError):
+            continue   # e.g. no longest-match emulation on a SentencePiece vocabulary
+    got = [None if b is None else [int(i) for i in b] for b in board_ids]
+    agree = {enc: sum(g is not None and g == h for g, h in zip(got, ids)) for enc, ids in host.items()}
+    answered = sum(g is not None for g in got)
+    full = [enc for enc in host if agree[enc] == len(texts)]
+    closest = max(host, key=lambda e: (agree[e], -CANDIDATES.index(e))) if host else None
+    engine = full[0] if full else None
+    differ = []
+    if engine is None and closest is not None:
+        differ = [(t, g, h) for t, g, h in zip(texts, got, host[closest]) if g != h]
+    return Identification(engine, len(texts), agree, closest, differ, len(texts) - answered)
