@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
             rows.append([k, other, f"{same:,} / {n:,}", f"{100 * same / n:.1f}%"])
     print(f"\n## agreement, {n:,} lines, {mb:.2f} MB")
     common.print_table(["board engine", "equal to", "lines", "share"], rows)
-    print("\n## tokens and speed (best of %d)" % args.runs)
+    print(f"\n## tokens and speed (best of {args.runs})")
     common.print_table(["encoder", "tokens", "MB/s", "vs greedy"],
                        [[e, f"{sum(map(len, ids[e])):,}", f"{speed[e]:.1f}", f"{speed[e] / speed['greedy']:.2f}x"]
                         for e in ENCODERS])
