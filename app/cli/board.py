@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .core.tokenizer import PRESETS, Tokenizer, TokenizerError
+from ..core.tokenizer import PRESETS, Tokenizer, TokenizerError
 
 if TYPE_CHECKING:  # the board modules load paramiko (~0.25 s): only the board commands import them
-    from .board.diff import Divergence
-    from .board.session import BoardRun
-    from .board.ssh import BoardConnection, Profile
+    from ..board.diff import Divergence
+    from ..board.session import BoardRun
+    from ..board.ssh import BoardConnection, Profile
 
 ENCODERS = ("bpe", "rank", "greedy")
 EXIT_SAME, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
@@ -36,7 +36,7 @@ def _ask(kind: str, prompt: str) -> str | None:
 
 
 def profile_from_args(args: argparse.Namespace) -> Profile:
-    from .board.ssh import BoardError, Profile, ProfileStore
+    from ..board.ssh import BoardError, Profile, ProfileStore
 
     if args.profile:
         p = ProfileStore(args.profiles).get(args.profile)
@@ -58,7 +58,7 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
 
 
 def connect(args: argparse.Namespace, p: Profile) -> BoardConnection:
-    from .board.ssh import BoardConnection, BoardError, HostKeyUnknown, default_system_known_hosts
+    from ..board.ssh import BoardConnection, BoardError, HostKeyUnknown, default_system_known_hosts
 
     known = [default_system_known_hosts()] + [Path(f) for f in args.known_hosts or []]
     conn = BoardConnection(p, _ask, known_hosts=known, app_known_hosts=args.app_known_hosts)
@@ -123,7 +123,7 @@ def run_json(run: BoardRun, top: int) -> dict[str, object]:
 
 
 def print_run(run: BoardRun, top: int) -> None:
-    from .board.diff import KIND_NAMES
+    from ..board.diff import KIND_NAMES
 
     c, s = run.checks, run.summary
     if c.facts is not None:
@@ -168,8 +168,8 @@ def print_run(run: BoardRun, top: int) -> None:
 
 
 def cmd_board_diff(args: argparse.Namespace) -> int:
-    from .board.session import DiffRequest, run_diff
-    from .board.ssh import BoardError
+    from ..board.session import DiffRequest, run_diff
+    from ..board.ssh import BoardError
 
     try:
         p = profile_from_args(args)
@@ -198,7 +198,7 @@ def cmd_board_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_board_profile(args: argparse.Namespace) -> int:
-    from .board.ssh import BoardError, ProfileStore
+    from ..board.ssh import BoardError, ProfileStore
 
     store = ProfileStore(args.profiles)
     try:

@@ -14,8 +14,8 @@ import sys
 
 import numpy as np
 
-from .sampling.sampler import LOGITS_FORMATS, open_logits, sample
-from .sampling.settings import PRESETS, SamplerSettings
+from ..sampling.sampler import LOGITS_FORMATS, open_logits, sample
+from ..sampling.settings import PRESETS, SamplerSettings
 
 
 def _settings(args: argparse.Namespace) -> SamplerSettings:
@@ -36,7 +36,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 def _sample(args: argparse.Namespace) -> int:
     vocab = args.vocab
     if args.tokenizer:
-        from .core.tokenizer import Tokenizer
+        from ..core.tokenizer import Tokenizer
 
         vocab = Tokenizer.from_file(args.tokenizer).vocab_size
     src = open_logits(args.logits, vocab, args.format)

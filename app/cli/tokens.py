@@ -1,25 +1,22 @@
-"""The `tokinspect` command line: encode, decode, trace and info.
-
-No arguments, or a first argument that is an existing file, opens the
-window instead (app/gui.py, imported only then).
+"""The token commands: `tokinspect encode`, `decode`, `trace` and `info`.
 
 Text comes from the argument or stdin; `--jsonl` reads one JSON string (or
 {"text": ..., "add_special_tokens": ...}) per line and writes one JSON
 object per line, the protocol the board agent `tokcore` speaks too.
 Without --tokenizer the embedded default (Qwen3) is used.
+
+Does not: dispatch (cli/__init__.py does) or open the window.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from collections.abc import Sequence
 from typing import TextIO
 
-from .core.encoding import Encoding
-from .core.tokenizer import ENCODERS, PRESETS, Tokenizer, TokenizerError
+from ..core.encoding import Encoding
+from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer, TokenizerError
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:
@@ -124,10 +121,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tokinspect", description="Inspect how a tokenizer splits text.")
-    sub = p.add_subparsers(dest="command")
-
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--tokenizer", "-t", help="tokenizer.json, vocab.json or .tiktoken (default: Qwen3)")
         sp.add_argument("--merges", help="merges.txt for a vocab.json")
@@ -163,48 +157,3 @@ def build_parser() -> argparse.ArgumentParser:
     common(i)
     i.add_argument("path", nargs="?")
     i.set_defaults(func=cmd_info)
-
-    from .cli_board import register as register_board
-    from .cli_sample import register as register_sample
-    from .cli_vocab import register
-
-    register(sub)
-    register_board(sub)
-    register_sample(sub)
-    return p
-
-
-SUBCOMMANDS = ("encode", "decode", "trace", "info")
-GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with")
-
-
-def wants_gui(argv: Sequence[str]) -> bool:
-    """No arguments, a first argument that is an existing file, or a GUI flag: the window."""
-    if not argv:
-        return True
-    first = argv[0]
-    if first in SUBCOMMANDS or first in ("-h", "--help"):
-        return False
-    return os.path.isfile(first) or first.split("=")[0] in GUI_FLAGS
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if wants_gui(argv):
-        from .gui import main as gui_main  # Qt only here: the CLI works without a display
-
-        return gui_main(argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
-    try:
-        return int(args.func(args))
-    except (TokenizerError, OSError) as exc:
-        print(f"tokinspect: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -13,9 +13,9 @@ import json
 import sys
 from pathlib import Path
 
-from .analysis.divergence import Side, divergence
-from .core.tokenizer import ENCODERS, PRESETS, Tokenizer
-from .formats import vocab_bin
+from ..analysis.divergence import Side, divergence
+from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer
+from ..formats import vocab_bin
 
 
 def _load(path: str | None, merges: str | None, preset: str | None, config: str | None) -> Tokenizer:

@@ -1,0 +1,7 @@
+"""`python -m tokinspect.cli` (as `python -m tokinspect`)."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
