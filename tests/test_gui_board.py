@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from tokinspect.board.ssh import ProfileStore  # noqa: E402
 from tokinspect.core.pieces import visible  # noqa: E402
-from tokinspect.gui_board import BoardModel  # noqa: E402
 from tokinspect.widgets.board_tab import BoardTab  # noqa: E402
+from tokinspect.window.board import BoardModel  # noqa: E402
 
 WAIT = 120_000
 TEXTS = ["Everyone has the right to life, liberty and security of person.",

@@ -2,7 +2,7 @@
 then the corpus summary and one text side by side (host above, board below)
 with its divergent spans.
 
-Shows what app/gui_board.py gives it and forwards the user's actions as
+Shows what app/window/board.py gives it and forwards the user's actions as
 signals; it runs nothing itself.
 """
 
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokinspect.gui_audit import RowsModel
+from tokinspect.window.audit import RowsModel
 
 from .panes import rows_table
 from .token_text import TokenTextEdit

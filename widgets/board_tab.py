@@ -2,7 +2,7 @@
 password), the run's results into the pane.
 
 The window gives it the host tokenizer (`host_tokenizer`); everything that
-talks to the board runs in app/gui_board.py's workers.
+talks to the board runs in app/window/board.py's workers.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox,
 from tokinspect.board.session import DiffRequest
 from tokinspect.board.ssh import HostKeyUnknown, Profile
 from tokinspect.core.tokenizer import Tokenizer
-from tokinspect.gui_board import BoardModel, checks_text, summary_text
-from tokinspect.gui_workers import read_text_file
+from tokinspect.window.board import BoardModel, checks_text, summary_text
+from tokinspect.window.workers import read_text_file
 
 from .board_pane import BoardPane
 

@@ -30,11 +30,11 @@ from PySide6.QtWidgets import (
 from tokinspect.analysis import export
 from tokinspect.core.pieces import visible
 from tokinspect.formats.chat_template import ChatTemplateError, render
-from tokinspect.gui_audit import AuditModel
-from tokinspect.gui_compare import CompareModel
-from tokinspect.gui_models import ChunkListModel, Document, MessagesModel, TokenTableModel, VocabModel
-from tokinspect.gui_workers import Runner, read_text_file
-from tokinspect.trace_rows import greedy_step_rows, step_rows
+from tokinspect.window.audit import AuditModel
+from tokinspect.window.compare import CompareModel
+from tokinspect.window.document import ChunkListModel, Document, MessagesModel, TokenTableModel, VocabModel
+from tokinspect.window.trace_rows import greedy_step_rows, step_rows
+from tokinspect.window.workers import Runner, read_text_file
 
 from . import theme
 from .byte_view import ByteView
@@ -122,8 +122,8 @@ class MainWindow(QMainWindow):
         self.splitters["vocab/split"] = self.vocab.splitter
         self.tabs.addTab(self.vocab, "Vocabulary")
         # Sampling and Board (their modules load pyqtgraph and paramiko: imported when the window is built)
-        from tokinspect.gui_board import BoardModel
-        from tokinspect.gui_sampling import SamplingModel
+        from tokinspect.window.board import BoardModel
+        from tokinspect.window.sampling import SamplingModel
 
         from .board_tab import BoardTab
         from .sampling_tab import SamplingTab
@@ -560,7 +560,7 @@ class MainWindow(QMainWindow):
                 view.setPlainText(an.text)
             view.set_spans(an.spans)
             view.tooltip_for = None
-        from tokinspect.gui_compare import DivergenceModel
+        from tokinspect.window.compare import DivergenceModel
 
         self.compare.table.setModel(DivergenceModel(r, self.compare))
         self.compare.table.setColumnWidth(0, 90)

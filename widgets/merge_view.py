@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from tokinspect.trace_rows import StepRow
+from tokinspect.window.trace_rows import StepRow
 
 from . import theme
 

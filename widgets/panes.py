@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from tokinspect.analysis.stats import Stats
 from tokinspect.formats.chat_template import ROLES
-from tokinspect.gui_audit import AuditModel, RowsModel
-from tokinspect.gui_models import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
-from tokinspect.trace_rows import StepRow
+from tokinspect.window.audit import AuditModel, RowsModel
+from tokinspect.window.document import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
+from tokinspect.window.trace_rows import StepRow
 
 from .merge_view import MergeStepsView
 from .token_text import TokenTextEdit

@@ -4,7 +4,7 @@ the engines side by side.
 Each stage plot shows the distribution entering the stage (top N bars,
 labelled with the decoded token text): bars the stage kept in color, bars it
 cut in grey, a dashed line at the cut. The final plot is what the engine
-draws from. Displays app/gui_sampling.py's views; computes nothing.
+draws from. Displays app/window/sampling.py's views; computes nothing.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokinspect.gui_sampling import ENGINES, DrawView, EnginesView, SamplingView, StagePlot
 from tokinspect.sampling.settings import PRESETS, STAGES, SamplerSettings
+from tokinspect.window.sampling import ENGINES, DrawView, EnginesView, SamplingView, StagePlot
 
 from . import theme
 

@@ -1,7 +1,7 @@
 """The Sampling tab wired to its model: file dialogs, the bigram demo, views into the pane.
 
 The window gives it the current text of the Inspect tab (`inspector_text`)
-for the bigram demo; everything computed runs in app/gui_sampling.py's workers.
+for the bigram demo; everything computed runs in app/window/sampling.py's workers.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QVBoxLayout, QWidget
 
-from tokinspect.gui_sampling import SamplingModel
-from tokinspect.gui_workers import read_text_file
+from tokinspect.window.sampling import SamplingModel
+from tokinspect.window.workers import read_text_file
 
 from .sampling_pane import SamplingPane
 

@@ -21,10 +21,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from .core.pieces import visible
-from .core.tokenizer import Tokenizer
-from .gui_workers import Coalescer, Runner
-from .sampling.sampler import (
+from ..core.pieces import visible
+from ..core.tokenizer import Tokenizer
+from ..sampling.sampler import (
     Draws,
     LogitsSource,
     SampleResult,
@@ -35,7 +34,8 @@ from .sampling.sampler import (
     run_stages,
     sample,
 )
-from .sampling.settings import PRESETS, SamplerSettings
+from ..sampling.settings import PRESETS, SamplerSettings
+from .workers import Coalescer, Runner
 
 ENGINES = ("ds4", "llama.cpp", "kestrel", "hf")
 ENGINES_AFTER_MS = 120
@@ -226,7 +226,7 @@ class SamplingModel(QObject):
         if tok is None:
             self.failed.emit("Open a tokenizer first: the bigram demo counts its tokens.")
             return
-        from .sampling.demo import bigram_logits
+        from ..sampling.demo import bigram_logits
 
         def work(ev: threading.Event, gen: int) -> LogitsSource:
             src = bigram_logits(tok, text)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.pieces import visible
-from .core.tokenizer import Tokenizer
-from .core.trace import Trace, TraceChunk
+from ..core.pieces import visible
+from ..core.tokenizer import Tokenizer
+from ..core.trace import Trace, TraceChunk
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,17 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from .analysis import stats
-from .analysis.encoded import Analysis
-from .analysis.text import TRACE_AUTO_LIMIT, analyze
-from .analysis.text import trace as trace_text
-from .core.pieces import visible
-from .core.tokenizer import ENCODERS, Tokenizer
-from .core.trace import Trace
-from .formats.chat_template import ChatTemplate, find_template
-from .formats.vocab_search import VocabIndex
-from .gui_workers import Debouncer, Runner
+from ..analysis import stats
+from ..analysis.encoded import Analysis
+from ..analysis.text import TRACE_AUTO_LIMIT, analyze
+from ..analysis.text import trace as trace_text
+from ..core.pieces import visible
+from ..core.tokenizer import ENCODERS, Tokenizer
+from ..core.trace import Trace
+from ..formats.chat_template import ChatTemplate, find_template
+from ..formats.vocab_search import VocabIndex
 from .trace_rows import ChunkRow, chunk_rows, row_token_starts
+from .workers import Debouncer, Runner
 
 _Index = QModelIndex | QPersistentModelIndex
 _NO_INDEX = QModelIndex()

@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from .analysis.text import Cancelled
+from ..analysis.text import Cancelled
 
 
 class _Signals(QObject):

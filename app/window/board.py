@@ -19,14 +19,14 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from .analysis.encoded import TokenSpans
-from .board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
-from .board.session import BoardRun, DiffRequest, run_diff
-from .board.ssh import BoardConnection, BoardError, HostKeyUnknown, Profile, ProfileStore
-from .core.pieces import visible
-from .core.tokenizer import Tokenizer
-from .gui_audit import RowsModel
-from .gui_workers import Runner
+from ..analysis.encoded import TokenSpans
+from ..board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
+from ..board.session import BoardRun, DiffRequest, run_diff
+from ..board.ssh import BoardConnection, BoardError, HostKeyUnknown, Profile, ProfileStore
+from ..core.pieces import visible
+from ..core.tokenizer import Tokenizer
+from .audit import RowsModel
+from .workers import Runner
 
 SECRET_WAIT = 300.0     # seconds a worker waits for the user to type a password
 

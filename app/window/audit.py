@@ -13,9 +13,9 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from .core.tokenizer import Tokenizer
-from .formats.vocab_audit import AuditRows, audit_tokenizer
-from .gui_workers import Runner
+from ..core.tokenizer import Tokenizer
+from ..formats.vocab_audit import AuditRows, audit_tokenizer
+from .workers import Runner
 
 _Index = QModelIndex | QPersistentModelIndex
 _NO_INDEX = QModelIndex()

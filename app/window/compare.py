@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from .analysis.compare import Comparison, compare
-from .analysis.encoded import Analysis
-from .analysis.text import analyze
-from .core.pieces import visible
-from .core.tokenizer import Tokenizer
-from .gui_models import Document
-from .gui_workers import Runner
+from ..analysis.compare import Comparison, compare
+from ..analysis.encoded import Analysis
+from ..analysis.text import analyze
+from ..core.pieces import visible
+from ..core.tokenizer import Tokenizer
+from .document import Document
+from .workers import Runner
 
 _Index = QModelIndex | QPersistentModelIndex
 _NO_INDEX = QModelIndex()
