@@ -7,15 +7,19 @@ talks to the board runs in app/window/board.py's workers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox, QVBoxLayout, QWidget
 
-from tokinspect.board.session import DiffRequest
-from tokinspect.board.ssh import HostKeyUnknown, Profile
-from tokinspect.core.tokenizer import Tokenizer
-from tokinspect.window.board import BoardModel, checks_text, summary_text
+from tokinspect.window.board import (
+    BoardModel,
+    DiffRequest,
+    HostKeyUnknown,
+    HostTokenizer,
+    Profile,
+    checks_text,
+    summary_text,
+)
 from tokinspect.window.workers import read_text_file
 
 from .board_pane import BoardPane
@@ -24,7 +28,7 @@ MAX_CORPUS_LINES = 100_000
 
 
 class BoardTab(QWidget):
-    def __init__(self, model: BoardModel, host_tokenizer: Callable[[], Tokenizer | None],
+    def __init__(self, model: BoardModel, host_tokenizer: HostTokenizer,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model

@@ -27,13 +27,16 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
-from tokinspect.analysis import export
-from tokinspect.core.pieces import visible
-from tokinspect.formats.chat_template import ChatTemplateError, render
 from tokinspect.window.audit import AuditModel
 from tokinspect.window.compare import CompareModel
-from tokinspect.window.document import ChunkListModel, Document, MessagesModel, TokenTableModel, VocabModel
-from tokinspect.window.trace_rows import greedy_step_rows, step_rows
+from tokinspect.window.document import (
+    EXPORT_FILTERS,
+    ChunkListModel,
+    Document,
+    MessagesModel,
+    TokenTableModel,
+    VocabModel,
+)
 from tokinspect.window.workers import Runner, read_text_file
 
 from . import theme
@@ -42,7 +45,6 @@ from .panes import ChatPane, ComparePane, StatsPane, TokenTable, TracePane, Voca
 from .token_text import TokenTextEdit
 
 MAX_RECENT = 10
-GREEDY_WINDOW = 40   # greedy steps shown before and after the selected one
 TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.bin *.model);;All files (*)"
 DEFAULT_MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant."},
@@ -356,11 +358,10 @@ class MainWindow(QMainWindow):
         if a is None:
             return
         start = str(Path(str(self.settings.value("files/export_dir", ""))) / "tokens.csv")
-        path, filt = QFileDialog.getSaveFileName(self, "Export tokens", start, export.FILTERS)
+        path, filt = QFileDialog.getSaveFileName(self, "Export tokens", start, EXPORT_FILTERS)
         if path:
-            out = export.path_for(path, filt)
             try:
-                export.write(a.encoding, out)
+                out = self.doc.export_tokens(a, path, filt)
             except OSError as exc:
                 self._error("Export failed", str(exc))
                 return
@@ -372,7 +373,7 @@ class MainWindow(QMainWindow):
         if a is None:
             return
         rows = self.table.selected_rows() if self.table.hasFocus() else []
-        copy_text(export.ids_list(a.encoding, rows if len(rows) > 1 else None))
+        copy_text(self.doc.ids_text(a, rows if len(rows) > 1 else None))
         self.statusBar().showMessage("copied ids" if len(rows) <= 1 else f"copied {len(rows)} ids", 2000)
 
     def dragEnterEvent(self, e: QDragEnterEvent) -> None:
@@ -440,26 +441,10 @@ class MainWindow(QMainWindow):
         self.sel.select(min(i, n - 1))
 
     def _on_trace(self) -> None:
-        a, tr = self.doc.analysis, self.doc.trace
-        if tr is None:
-            pending = self.doc.trace_pending
-            big = a is not None and len(a.text) > 0 and not pending
-            self.trace.set_note("tracing…" if pending else
-                                "Long text: the trace is computed on request." if big else "", big)
+        note, big = self.doc.trace_note()
+        self.trace.set_note(note, big)
+        if self.doc.trace is None:
             self.trace.show_steps("", [])
-        else:
-            if tr.normalized_changed:
-                note = f"Normalization changed the text: {visible(tr.normalized_text[:300])!s}"
-            else:
-                note = "Normalization left the text unchanged."
-            if tr.greedy_steps:
-                dropped = sum(1 for g in tr.greedy_steps if g.chosen is None)
-                tail = (f"{len(tr.greedy_steps):,} greedy steps (longest prefix match at each position, no merges)"
-                        + (f"; {dropped} bytes dropped" if dropped else ""))
-            else:
-                tail = (f"{len(tr.chunks):,} chunks "
-                        f"({sum(1 for c in tr.chunks if c.added_id is not None)} added-token matches)")
-            self.trace.set_note(f"{note}\n{tail}", False)
         self._follow_selection(self.sel.index)
 
     def _update_stats(self) -> None:
@@ -483,20 +468,8 @@ class MainWindow(QMainWindow):
         self._show_chunk(k)
 
     def _show_chunk(self, k: int) -> None:
-        tr, tok = self.doc.trace, self.doc.tokenizer
-        if tr is not None and tok is not None and tr.greedy_steps:
-            n = len(tr.greedy_steps)
-            if not 0 <= k < n:
-                self.trace.show_steps("select a token to see its longest-match step", [], greedy=True)
-                return
-            first, last = max(0, k - GREEDY_WINDOW), min(n, k + GREEDY_WINDOW + 1)
-            self.trace.show_steps(f"greedy step {k + 1:,} of {n:,}: candidates, shortest first",
-                                  greedy_step_rows(tok, tr, first, last), current=k - first, greedy=True)
-            return
-        if tr is None or tok is None or not 0 <= k < len(tr.chunks):
-            self.trace.show_steps("select a token to see its merges", [])
-            return
-        self.trace.show_steps(f"chunk {k}: {self.doc.chunks[k].label}", step_rows(tok, tr.chunks[k]))
+        v = self.doc.chunk_steps(k)
+        self.trace.show_steps(v.title, v.rows, current=v.current, greedy=v.greedy)
 
     def _follow_hover(self, i: int) -> None:
         self.text.set_hover(i)
@@ -568,13 +541,8 @@ class MainWindow(QMainWindow):
         self.compare.table.setColumnWidth(2, 260)
 
     def _render_chat(self) -> None:
-        try:
-            tpl = self.doc.chat_template()
-            self.chat.source.setText(f"Template: {tpl.source}")
-            self._chat_text = render(tpl, self.messages.messages, self.chat.gen_prompt.isChecked())
-        except ChatTemplateError as exc:
-            self._chat_text = ""
-            self.chat.source.setText(f"Template error: {exc}")
+        source, self._chat_text = self.doc.render_chat(self.messages.messages, self.chat.gen_prompt.isChecked())
+        self.chat.source.setText(source)
         self.chat.preview.setPlainText(self._chat_text)
 
     def _inspect_chat(self) -> None:

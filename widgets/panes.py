@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect.analysis.stats import Stats
-from tokinspect.formats.chat_template import ROLES
 from tokinspect.window.audit import AuditModel, RowsModel
 from tokinspect.window.document import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
 from tokinspect.window.trace_rows import StepRow
@@ -339,7 +338,7 @@ class ChatPane(QWidget):
         tl.addWidget(self.table, 1)
         bar = QHBoxLayout()
         self.role = QComboBox()
-        self.role.addItems(list(ROLES))
+        self.role.addItems(list(MessagesModel.ROLES))
         self.role.setCurrentText("user")
         self.content = QLineEdit()
         self.content.setPlaceholderText("message content; Enter adds it")

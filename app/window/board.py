@@ -13,6 +13,7 @@ Does not: draw (widgets/board_pane.py).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,12 @@ from .audit import RowsModel
 from .workers import Runner
 
 SECRET_WAIT = 300.0     # seconds a worker waits for the user to type a password
+
+# what the Board tab's form, dialogs and run speak: a profile, the host-key question, the request, and how
+# the tab asks the window for the host tokenizer (None before one is loaded); the views import them from here
+HostTokenizer = Callable[[], Tokenizer | None]
+__all__ = ["BoardModel", "DiffRequest", "HostKeyUnknown", "HostTokenizer", "Profile", "SideView", "checks_text",
+           "divergence_rows", "kind_rows", "side_view", "summary_text", "text_rows"]
 
 
 @dataclass(frozen=True)

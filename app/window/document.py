@@ -24,17 +24,20 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from ..analysis import stats
+from ..analysis import export, stats
 from ..analysis.encoded import Analysis
 from ..analysis.text import TRACE_AUTO_LIMIT, analyze
 from ..analysis.text import trace as trace_text
 from ..core.pieces import visible
 from ..core.tokenizer import ENCODERS, Tokenizer
 from ..core.trace import Trace
-from ..formats.chat_template import ChatTemplate, find_template
+from ..formats.chat_template import ROLES, ChatTemplate, ChatTemplateError, find_template, render
 from ..formats.vocab_search import VocabIndex
-from .trace_rows import ChunkRow, chunk_rows, row_token_starts
+from .trace_rows import ChunkRow, StepsView, chunk_rows, greedy_step_rows, row_token_starts, step_rows
 from .workers import Debouncer, Runner
+
+GREEDY_WINDOW = 40   # greedy steps shown before and after the selected one
+EXPORT_FILTERS = export.FILTERS   # the export dialog's file types
 
 _Index = QModelIndex | QPersistentModelIndex
 _NO_INDEX = QModelIndex()
@@ -115,6 +118,60 @@ class Document(QObject):
     def chat_template(self) -> ChatTemplate:
         return find_template(self.tokenizer.path if self.tokenizer is not None and
                                   self.tokenizer.format != "tiktoken" else None)
+
+    def render_chat(self, messages: list[dict[str, str]], add_generation_prompt: bool) -> tuple[str, str]:
+        """The chat pane's template line and the rendered text ("" when the template fails)."""
+        try:
+            tpl = self.chat_template()
+            return f"Template: {tpl.source}", render(tpl, messages, add_generation_prompt)
+        except ChatTemplateError as exc:
+            return f"Template error: {exc}", ""
+
+    def export_tokens(self, a: Analysis, path: str, selected_filter: str) -> Path:
+        """Writes a's tokens as CSV or JSON (the suffix, else the chosen filter, decides); returns the
+        path written. Raises OSError."""
+        out = export.path_for(path, selected_filter)
+        export.write(a.encoding, out)
+        return out
+
+    @staticmethod
+    def ids_text(a: Analysis, rows: list[int] | None = None) -> str:
+        """"[9707, 1879]" for copying: the ids of the given rows of a, or all."""
+        return export.ids_list(a.encoding, rows)
+
+    def trace_note(self) -> tuple[str, bool]:
+        """The trace pane's note, and whether the trace waits for a click (a long text)."""
+        a, tr = self.analysis, self.trace
+        if tr is None:
+            pending = self.trace_pending
+            big = a is not None and len(a.text) > 0 and not pending
+            return ("tracing…" if pending else "Long text: the trace is computed on request." if big else ""), big
+        if tr.normalized_changed:
+            note = f"Normalization changed the text: {visible(tr.normalized_text[:300])!s}"
+        else:
+            note = "Normalization left the text unchanged."
+        if tr.greedy_steps:
+            dropped = sum(1 for g in tr.greedy_steps if g.chosen is None)
+            tail = (f"{len(tr.greedy_steps):,} greedy steps (longest prefix match at each position, no merges)"
+                    + (f"; {dropped} bytes dropped" if dropped else ""))
+        else:
+            tail = (f"{len(tr.chunks):,} chunks "
+                    f"({sum(1 for c in tr.chunks if c.added_id is not None)} added-token matches)")
+        return f"{note}\n{tail}", False
+
+    def chunk_steps(self, k: int) -> StepsView:
+        """The merge steps of chunk k (for the greedy encoder: the steps around step k)."""
+        tr, tok = self.trace, self.tokenizer
+        if tr is not None and tok is not None and tr.greedy_steps:
+            n = len(tr.greedy_steps)
+            if not 0 <= k < n:
+                return StepsView("select a token to see its longest-match step", [], greedy=True)
+            first, last = max(0, k - GREEDY_WINDOW), min(n, k + GREEDY_WINDOW + 1)
+            return StepsView(f"greedy step {k + 1:,} of {n:,}: candidates, shortest first",
+                             greedy_step_rows(tok, tr, first, last), current=k - first, greedy=True)
+        if tr is None or tok is None or not 0 <= k < len(tr.chunks):
+            return StepsView("select a token to see its merges", [])
+        return StepsView(f"chunk {k}: {self.chunks[k].label}", step_rows(tok, tr.chunks[k]))
 
     # ---- requests ---------------------------------------------------------
     def set_text(self, text: str, immediate: bool = False) -> None:
@@ -444,6 +501,7 @@ class MessagesModel(QAbstractTableModel):
     """Chat messages (role, content), editable in place."""
 
     COLUMNS = ("role", "content")
+    ROLES = ROLES   # the roles a message can have
 
     def __init__(self, messages: list[dict[str, str]] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -34,6 +34,16 @@ class StepRow:
     span: int = 2           # boxes highlighted from `merged` (a merge: the pair; a greedy step: the chosen one)
 
 
+@dataclass(frozen=True)
+class StepsView:
+    """What the merge-steps view shows: a title, the rows, the row to highlight, greedy or merge rows."""
+
+    title: str
+    rows: list[StepRow]
+    current: int | None = None
+    greedy: bool = False
+
+
 def chunk_rows(tr: Trace) -> list[ChunkRow]:
     """One row per pre-token chunk; for the greedy encoder (no chunks, no merges), one row per
     longest-match step."""
