@@ -17,14 +17,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.tokenizer import PRESETS, Tokenizer, TokenizerError
+from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer, TokenizerError
 
 if TYPE_CHECKING:  # the board modules load paramiko (~0.25 s): only the board commands import them
     from ..board.diff import Divergence
     from ..board.session import BoardRun
     from ..board.ssh import BoardConnection, Profile
 
-ENCODERS = ("bpe", "rank", "greedy")
 EXIT_SAME, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
 
 
@@ -75,6 +74,46 @@ def connect(args: argparse.Namespace, p: Profile) -> BoardConnection:
     return conn
 
 
+def _read_jsonl_texts(path: str) -> list[str]:
+    """Texts from JSON Lines: each line a JSON string or {"text": ...}; blank lines skipped."""
+    raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    out = []
+    for k, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            v = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{k}: not a JSON line ({exc})") from exc
+        if isinstance(v, dict) and isinstance(v.get("text"), str):
+            v = v["text"]
+        if not isinstance(v, str):
+            raise ValueError(f"{path}:{k}: a JSON string or {{\"text\": ...}} was expected")
+        out.append(v)
+    return out
+
+
+def _chat_text(path: str, tok: Tokenizer, config: str | None) -> str:
+    """The messages file rendered through the tokenizer's chat template (tokenizer_config.json beside it,
+    or --config; the built-in ChatML for the embedded default)."""
+    from ..formats.chat_template import ChatTemplateError, find_template, load_config, render
+
+    try:
+        messages = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+    if isinstance(messages, dict):
+        messages = messages.get("messages")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) and "role" in m and "content" in m
+                                                 for m in messages):
+        raise ValueError(f"{path}: a JSON list of {{\"role\", \"content\"}} messages was expected")
+    try:
+        tpl = load_config(Path(config)) if config else find_template(tok.path)
+        return render(tpl, messages, add_generation_prompt=True)
+    except ChatTemplateError as exc:
+        raise ValueError(str(exc)) from exc
+
+
 def _read_texts(path: str | None) -> list[str]:
     raw = sys.stdin.buffer.read() if path in (None, "-") else Path(str(path)).read_bytes()
     lines = raw.decode("utf-8", errors="surrogateescape").splitlines()
@@ -87,14 +126,15 @@ def _pieces(v: Divergence, side: str) -> str:
 
 
 def _div_json(v: Divergence) -> dict[str, object]:
-    return {"kind": v.kind, "reason": v.reason, "byte_span": list(v.byte_span),
+    return {"kind": v.kind, "reason": v.reason, "byte_span": list(v.byte_span), "rules": list(v.rules),
+            "findings": [{"rule": f.rule, "sentence": f.sentence} for f in v.findings],
             "host": {"ids": [p.id for p in v.host_pieces], "pieces": [p.shown for p in v.host_pieces],
                      "bytes_hex": v.host_bytes.hex()},
             "board": {"ids": [p.id for p in v.board_pieces], "pieces": [p.shown for p in v.board_pieces],
                       "bytes_hex": v.board_bytes.hex()}}
 
 
-def run_json(run: BoardRun, top: int) -> dict[str, object]:
+def run_json(run: BoardRun, top: int, tok: Tokenizer | None = None) -> dict[str, object]:
     c, s = run.checks, run.summary
     facts = None if c.facts is None else {"uname_m": c.facts.uname_m, "compiler": c.facts.compiler_version,
                                           "target": c.facts.compiler_target, "char_signed": c.facts.char_signed}
@@ -105,24 +145,36 @@ def run_json(run: BoardRun, top: int) -> dict[str, object]:
         "differences": [{"id": e.id, "host_hex": None if e.a is None else e.a.hex(),
                          "board_hex": None if e.b is None else e.b.hex()} for e in c.vocab.differences[:top]],
         "differing": len(c.vocab.differences)}
+    from ..board.printed import printed
+    from ..board.session import specials_arrived
+
     texts = []
     for i, d in enumerate(run.diffs):
-        texts.append({"index": i, "identical": d.same, "board_error": d.board_error,
-                      "host_ids": list(d.host_ids), "board_ids": None if d.board_ids is None else list(d.board_ids),
-                      "divergences": [_div_json(v) for v in d.divergences]})
+        row: dict[str, object] = {
+            "index": i, "text": d.text, "identical": d.same, "board_error": d.board_error,
+            "explained_by": d.explained_by,
+            "host_ids": list(d.host_ids), "board_ids": None if d.board_ids is None else list(d.board_ids),
+            "divergences": [_div_json(v) for v in d.divergences]}
+        if tok is not None and d.board_ids is not None:
+            row["board_prints"] = printed(tok, d.board_ids)
+            row["specials"] = [{"token": t, "host": h, "board": b, "whole": b == h}
+                               for t, h, b in specials_arrived(tok, list(d.host_ids), list(d.board_ids))]
+        texts.append(row)
     return {
         "request": {"mode": run.request.mode, "remote_tokenizer": run.request.remote_tokenizer,
                     "encoder": run.request.encoder, "host_encoder": run.request.host_encoder},
         "checks": {"board": facts, "files": files, "same_file": c.same_file, "vocab": vocab, "notes": c.notes},
         "summary": {"texts": s.texts, "identical": s.identical, "missing": s.missing, "agree": s.agree,
-                    "per_kind": dict(s.per_kind), "host_tokens": s.host_tokens, "board_tokens": s.board_tokens,
+                    "per_kind": dict(s.per_kind), "per_rule": dict(s.per_rule),
+                    "explained_by": {k or "none": n for k, n in s.explained.items()},
+                    "host_tokens": s.host_tokens, "board_tokens": s.board_tokens,
                     "most_frequent": [{"count": n, **_div_json(v)} for v, n in s.most_frequent(top)]},
         "texts": texts, "board_seconds": run.board_seconds, "host_seconds": run.host_seconds, "build": run.build,
         "error": run.error,
     }
 
 
-def print_run(run: BoardRun, top: int) -> None:
+def print_run(run: BoardRun, top: int, tok: Tokenizer | None = None) -> None:
     from ..board.diff import KIND_NAMES
 
     c, s = run.checks, run.summary
@@ -157,9 +209,17 @@ def print_run(run: BoardRun, top: int) -> None:
             text = v.host_bytes.decode("utf-8", errors="backslashreplace")
             print(f"  #{i + 1} at byte {v.byte_span[0]}: {KIND_NAMES[v.kind]} {text!r}: host {_pieces(v, 'host')} | "
                   f"board {_pieces(v, 'board')} ({v.reason})")
+            for f in v.findings:
+                print(f"      {f.rule}: {f.sentence}")
         print("most frequent divergent spans:")
         for v, n in s.most_frequent(top):
-            print(f"  {n:>5}x {KIND_NAMES[v.kind]}: host {_pieces(v, 'host')} | board {_pieces(v, 'board')}")
+            print(f"  {n:>5}x {KIND_NAMES[v.kind]}: host {_pieces(v, 'host')} | board {_pieces(v, 'board')}"
+                  + (f" [{', '.join(v.rules)}]" if v.rules else ""))
+    if s.per_rule:
+        print("rules behind the board's side: " + "; ".join(f"{k}: {n:,}" for k, n in s.per_rule.most_common()))
+        print("explained by: " + "; ".join(f"{k or 'no emulation'}: {n:,}" for k, n in s.explained.most_common()))
+    if tok is not None:
+        _print_texts(run, top, tok)
     for i, d in enumerate(run.diffs):
         if d.board_ids is None and d.board_error:
             print(f"  #{i + 1}: {d.board_error}")
@@ -167,8 +227,26 @@ def print_run(run: BoardRun, top: int) -> None:
         print(f"error: {run.error} (results so far shown)")
 
 
+def _print_texts(run: BoardRun, top: int, tok: Tokenizer) -> None:
+    """Per differing text (up to top): what it is, what the board prints, the specials that did not arrive."""
+    from ..board.printed import printed
+    from ..board.session import specials_arrived
+
+    shown = 0
+    for i, d in enumerate(run.diffs):
+        if d.board_ids is None or d.same or shown >= top:
+            continue
+        shown += 1
+        print(f"text #{i + 1}: {d.text[:200]!r}")
+        print(f"  the board prints: {printed(tok, d.board_ids)[:200]!r}")
+        print(f"  explained by: {d.explained_by or 'no emulation (see the rules per span)'}")
+        for t, h, b in specials_arrived(tok, list(d.host_ids), list(d.board_ids)):
+            if b != h:
+                print(f"  special {t}: {h} on the host, {b} whole on the board")
+
+
 def cmd_board_diff(args: argparse.Namespace) -> int:
-    from ..board.session import DiffRequest, run_diff
+    from ..board.session import run_diff
     from ..board.ssh import BoardError
 
     try:
@@ -177,10 +255,13 @@ def cmd_board_diff(args: argparse.Namespace) -> int:
             tok = Tokenizer.default()
         else:
             tok = Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset)
-        texts = _read_texts(args.file)
-        req = DiffRequest(tuple(texts), args.remote_tokenizer, mode="command" if args.board_cmd else "deploy",
-                          encoder=args.encoder, host_encoder=args.host_encoder, add_special_tokens=args.special,
-                          command=args.board_cmd or "", parser=args.parse, regex=args.regex)
+        if args.chat:
+            texts = [_chat_text(args.chat, tok, args.config)]
+        elif args.jsonl:
+            texts = _read_jsonl_texts(args.jsonl)
+        else:
+            texts = _read_texts(args.file)
+        req = _request(args, texts)
         if req.mode == "command" and req.parser == "regex" and not req.regex:
             raise BoardError("--parse regex needs --regex PATTERN (one group: the id)")
         with connect(args, p) as conn:
@@ -189,12 +270,60 @@ def cmd_board_diff(args: argparse.Namespace) -> int:
         print(f"tokinspect board: {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
-        print(json.dumps(run_json(run, args.top), ensure_ascii=False))
+        print(json.dumps(run_json(run, args.top, tok), ensure_ascii=False))
     else:
-        print_run(run, args.top)
+        print_run(run, args.top, tok)
     if run.error or run.summary.missing:
         return EXIT_ERROR
     return EXIT_SAME if run.summary.agree else EXIT_DIFFER
+
+
+def _request(args: argparse.Namespace, texts: list[str]) -> object:
+    from ..board.session import DiffRequest
+    from ..board.ssh import BoardError
+
+    req = DiffRequest(tuple(texts), args.remote_tokenizer, mode="command" if args.board_cmd else "deploy",
+                      encoder=args.encoder, host_encoder=getattr(args, "host_encoder", "bpe"),
+                      add_special_tokens=getattr(args, "special", False), command=args.board_cmd or "",
+                      parser=args.parse, regex=args.regex, input=args.input)
+    if req.mode == "command" and req.parser == "regex" and not req.regex:
+        raise BoardError("--parse regex needs --regex PATTERN (one group: the id)")
+    return req
+
+
+def cmd_board_identify(args: argparse.Namespace) -> int:
+    from ..board.session import run_identify
+    from ..board.ssh import BoardError
+
+    try:
+        p = profile_from_args(args)
+        tok = Tokenizer.default() if args.tokenizer is None else \
+            Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset)
+        req = _request(args, [])
+        with connect(args, p) as conn:
+            res = run_identify(conn, req, tok)  # type: ignore[arg-type]
+    except (BoardError, TokenizerError, OSError, ValueError) as exc:
+        print(f"tokinspect board: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    ident = res.result
+    if args.json:
+        out: dict[str, object] = ident.as_json() if ident is not None else {"engine": None}
+        out["error"] = res.error
+        print(json.dumps(out, ensure_ascii=False))
+    elif ident is not None:
+        if ident.engine:
+            print(f"the board runs {ident.engine}: {ident.probes} of {ident.probes} probes reproduced")
+        else:
+            print(f"no emulation reproduces every probe; closest: {ident.closest} "
+                  f"({ident.agree.get(ident.closest or '', 0)} of {ident.probes})")
+            for text, board, host in ident.differ:
+                print(f"  {text!r}: board {board} | {ident.closest} {host}")
+        print("agreement: " + ", ".join(f"{k} {n}/{ident.probes}" for k, n in ident.agree.items()))
+    if res.error:
+        print(f"error: {res.error}", file=sys.stderr)
+    if res.error or ident is None:
+        return EXIT_ERROR
+    return EXIT_SAME if ident.engine else EXIT_DIFFER
 
 
 def cmd_board_profile(args: argparse.Namespace) -> int:
@@ -242,8 +371,38 @@ def _connection_opts(sp: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     b = sub.add_parser("board", help="encode on the board over SSH and diff against the host")
     bs = b.add_subparsers(dest="board_command", required=True)
-    d = bs.add_parser("diff", help="the board's ids against the host's, per text, classified")
+    d = bs.add_parser("diff", help="the board's ids against the host's, per text, with the rule behind each divergence")
     _connection_opts(d)
+    _board_tokenizer_opts(d)
+    d.add_argument("--host-encoder", choices=ENCODERS, default="bpe",
+                   help="the host's encoder (kestrel-v1/v2: the real board engine; greedy: the ideal longest match)")
+    d.add_argument("--special", action="store_true", help="add special tokens on both sides")
+    d.add_argument("--json", action="store_true", help="one JSON object: every text in order, with explained_by, "
+                                                       "and each divergence with its rules")
+    d.add_argument("--top", type=int, default=10, help="rows of lists to print")
+    src = d.add_mutually_exclusive_group()
+    src.add_argument("--jsonl", metavar="FILE",
+                     help="texts from JSON Lines (a JSON string or {\"text\": ...} per line)")
+    src.add_argument("--chat", metavar="MESSAGES.json",
+                     help="one text: the messages rendered through the tokenizer's chat template")
+    d.add_argument("--config", help="--chat: the tokenizer_config.json whose chat_template to use")
+    d.add_argument("file", nargs="?", help="texts, one per line (default: stdin)")
+    d.set_defaults(func=cmd_board_diff)
+    i = bs.add_parser("identify", help="which engine the board runs: a probe set against every emulation")
+    _connection_opts(i)
+    _board_tokenizer_opts(i)
+    i.add_argument("--json", action="store_true",
+                   help='{"engine": ..., "probes": N, "agree": {"kestrel-v1": n, ...}, ...}')
+    i.set_defaults(func=cmd_board_identify)
+    pr = bs.add_parser("profile", help="list, save or delete connection profiles")
+    pr.add_argument("action", choices=("list", "save", "delete"))
+    _connection_opts(pr)
+    pr.add_argument("--name", help="the profile's name (save, delete)")
+    pr.set_defaults(func=cmd_board_profile)
+
+
+def _board_tokenizer_opts(d: argparse.ArgumentParser) -> None:
+    """How to reach the board's tokenizer, and the host's tokenizer (board diff and board identify)."""
     d.add_argument("--name", help=argparse.SUPPRESS)
     d.add_argument("--known-hosts", action="append", help="another known_hosts file to trust (repeatable)")
     d.add_argument("--app-known-hosts", help="the app's own known_hosts file (accepted keys go there)")
@@ -257,17 +416,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d.add_argument("--encoder", choices=ENCODERS, default="bpe", help="the deployed engine's encoder")
     d.add_argument("--parse", choices=("jsonl", "ints", "regex"), default="jsonl", help="--command's output")
     d.add_argument("--regex", help="--parse regex: a pattern with one group, the id")
+    d.add_argument("--input", choices=("lines", "jsonl", "per-text"), default="lines",
+                   help="--command: how texts travel: one per line (a text with a line break goes by itself), "
+                        "one JSON string per line, or one exec per text")
     d.add_argument("--tokenizer", "-t", help="the host's tokenizer (default: the embedded Qwen3)")
     d.add_argument("--merges")
     d.add_argument("--preset", choices=PRESETS)
-    d.add_argument("--host-encoder", choices=ENCODERS, default="bpe")
-    d.add_argument("--special", action="store_true", help="add special tokens on both sides")
-    d.add_argument("--json", action="store_true", help="one JSON object")
-    d.add_argument("--top", type=int, default=10, help="rows of lists to print")
-    d.add_argument("file", nargs="?", help="texts, one per line (default: stdin)")
-    d.set_defaults(func=cmd_board_diff)
-    pr = bs.add_parser("profile", help="list, save or delete connection profiles")
-    pr.add_argument("action", choices=("list", "save", "delete"))
-    _connection_opts(pr)
-    pr.add_argument("--name", help="the profile's name (save, delete)")
-    pr.set_defaults(func=cmd_board_profile)

@@ -16,7 +16,8 @@ import sys
 from typing import TextIO
 
 from ..core.encoding import Encoding
-from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer, TokenizerError
+from ..core.tokenizer import ENCODER_HELP, ENCODERS, PRESETS, Tokenizer, TokenizerError
+from ..core.trace import KestrelStep
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:
@@ -99,6 +100,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
     name = tok.id_to_token
     if tr.normalized_changed:
         print(f"normalized: {tr.normalized_text!r}")
+    for st in tr.kestrel_steps:
+        print(kestrel_step_line(tok, st))
+    for g in tr.greedy_steps:
+        took = f"{name(g.chosen)}({g.chosen})" if g.chosen is not None else "nothing: one unit dropped"
+        cands = " ".join(f"{name(c)}({c})" for c in g.candidates)
+        print(f"at byte {g.pos}: {took}   [prefixes: {cands}]")
     for ch in tr.chunks:
         a, b = ch.norm_span
         text = tr.normalized[a:b].decode("utf-8", errors="replace")
@@ -111,6 +118,26 @@ def cmd_trace(args: argparse.Namespace) -> int:
             print(f"    rank {st.rank:>6}: {name(st.left)!s} + {name(st.right)!s} -> {name(st.new_id)}   [{syms}]")
         print("    = " + " ".join(f"{name(t)}({t})" for t in ch.final()))
     return 0
+
+
+def kestrel_step_line(tok: Tokenizer, st: KestrelStep) -> str:
+    """One step of a kestrel encoder as a line: where, the spaces skipped, the Ġ retry, the rule, the token."""
+    name = tok.id_to_token
+    parts = [f"at byte {st.at}"]
+    if st.spaces:
+        parts.append(f"skipped {st.spaces} space(s)")
+    retry = {"taken": "Ġ retry taken", "only-space": "Ġ retry: no entry longer than Ġ (the space is lost)",
+             "guarded": f"Ġ retry {name(st.retry_id) if st.retry_id is not None else '?'} refused: it runs into "
+                        "the next special", "none": ""}[st.retry]
+    if retry:
+        parts.append(retry)
+    if st.limit < st.unguarded:
+        parts.append(f"limit {st.limit} byte(s) before a special (longest entry: {st.unguarded})")
+    what = {"match": "longest entry", "space-retry": "Ġ + word", "special": "special first",
+            "newline": "newline fallback", "byte": "single byte", "unk": "no entry: id 0",
+            "trailing": "trailing spaces dropped", "nul": f"NUL: {st.consumed} byte(s) after it never read"}[st.rule]
+    tok_s = f" -> {name(st.id)}({st.id})" if st.id is not None else ""
+    return "; ".join(parts) + f": {what}{tok_s}"
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -137,7 +164,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     g.add_argument("--table", action="store_true", help="one row per token")
     e.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
     e.add_argument("--encoder", choices=ENCODERS, default="bpe",
-                   help="bpe (HF-exact), rank (tiktoken) or greedy (the board's longest match)")
+                   help="; ".join(f"{k}: {v}" for k, v in ENCODER_HELP.items()))
     e.set_defaults(func=cmd_encode)
 
     d = sub.add_parser("decode", help="ids -> text")
