@@ -2,7 +2,8 @@
 
 Qt is imported here, never by the CLI module, so `tokinspect encode` works
 without a display. `--screenshot DIR` renders every tab on a fixed sample
-to PNG and exits (works with QT_QPA_PLATFORM=offscreen).
+to PNG and exits (works with QT_QPA_PLATFORM=offscreen). The sample text
+and the window icon come from tokinspect.resources.
 """
 
 from __future__ import annotations
@@ -12,14 +13,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-SAMPLE_TEXT = (
-    "<|im_start|>user\n"
-    "Hello naïve café! Tokenizers split text into pieces: \"unbelievable\" → un·believ·able?\n"
-    "def encode(text: str) -> list[int]:\n"
-    "    return [ord(c) for c in text]  # 2024-06-01, 3.14159\n"
-    "你好，世界！今天的天气很好。日本語のテキストも。한국어 텍스트\n"
-    "Emoji: 👩‍💻🚀 — and tabs\tand   spaces.<|im_end|>\n"
-)
+from . import resources
+
+SAMPLE_TEXT = resources.text("samples/window.txt")   # the first text, and the one --screenshot renders
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,12 +33,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from PySide6.QtCore import QCoreApplication, QSettings
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     QCoreApplication.setOrganizationName("tokinspect")
     QCoreApplication.setApplicationName("tokinspect")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    app.setWindowIcon(QIcon(str(resources.path("tokinspect.svg"))))
     from tokinspect.widgets import theme
     from tokinspect.widgets.main_window import MainWindow
 

@@ -24,5 +24,5 @@ fi
 
 PY=${PYTHON:-python3}
 "$PY" -m pip install -q --disable-pip-version-check -e ".[test]"
-"$PY" -m ruff check app widgets tests bench
+"$PY" -m ruff check app widgets resources tests bench
 "$PY" -m pytest -q -p no:cacheprovider "$@"

@@ -46,6 +46,7 @@ def sanitized_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]
     temp = tmp_path_factory.mktemp("sanitized_build")
     shutil.copytree(REPO / "app", site / "tokinspect")
     shutil.copytree(REPO / "widgets", site / "tokinspect" / "widgets")
+    shutil.copytree(REPO / "resources", site / "tokinspect" / "resources")
     for so in (site / "tokinspect").glob("_tokcore*"):
         so.unlink()   # a copy of the plain build must not shadow the sanitized one
     env = dict(os.environ, TOKINSPECT_SANITIZE="1")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from tokinspect.window.audit import AuditModel
 from tokinspect.window.compare import CompareModel
 from tokinspect.window.document import (
+    DEFAULT_MESSAGES,
     EXPORT_FILTERS,
     ChunkListModel,
     Document,
@@ -46,10 +47,6 @@ from .token_text import TokenTextEdit
 
 MAX_RECENT = 10
 TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.bin *.model);;All files (*)"
-DEFAULT_MESSAGES = [
-    {"role": "system", "content": "You are a helpful assistant."},
-    {"role": "user", "content": "How many tokens is “naïve café 你好”?"},
-]
 
 
 class MainWindow(QMainWindow):

@@ -9,6 +9,7 @@ exists until its cell is painted.
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from PySide6.QtCore import (
     Signal,
 )
 
+from .. import resources
 from ..analysis import export, stats
 from ..analysis.encoded import Analysis
 from ..analysis.text import TRACE_AUTO_LIMIT, analyze
@@ -38,6 +40,7 @@ from .workers import Debouncer, Runner
 
 GREEDY_WINDOW = 40   # greedy steps shown before and after the selected one
 EXPORT_FILTERS = export.FILTERS   # the export dialog's file types
+DEFAULT_MESSAGES: list[dict[str, str]] = json.loads(resources.text("samples/chat.json"))  # Chat: first messages
 
 _Index = QModelIndex | QPersistentModelIndex
 _NO_INDEX = QModelIndex()
