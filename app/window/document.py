@@ -35,7 +35,15 @@ from ..core.tokenizer import ENCODERS, Tokenizer
 from ..core.trace import Trace
 from ..formats.chat_template import ROLES, ChatTemplate, ChatTemplateError, find_template, render
 from ..formats.vocab_search import VocabIndex
-from .trace_rows import ChunkRow, StepsView, chunk_rows, greedy_step_rows, row_token_starts, step_rows
+from .trace_rows import (
+    ChunkRow,
+    StepsView,
+    chunk_rows,
+    greedy_step_rows,
+    kestrel_step_rows,
+    row_token_starts,
+    step_rows,
+)
 from .workers import Debouncer, Runner
 
 GREEDY_WINDOW = 40   # greedy steps shown before and after the selected one
@@ -157,6 +165,12 @@ class Document(QObject):
             dropped = sum(1 for g in tr.greedy_steps if g.chosen is None)
             tail = (f"{len(tr.greedy_steps):,} greedy steps (longest prefix match at each position, no merges)"
                     + (f"; {dropped} bytes dropped" if dropped else ""))
+        elif tr.kestrel_steps:
+            unk = sum(1 for g in tr.kestrel_steps if g.rule == "unk")
+            lost = sum(g.spaces for g in tr.kestrel_steps) - sum(1 for g in tr.kestrel_steps if g.retry == "taken")
+            tail = (f"{len(tr.kestrel_steps):,} board-engine steps ({self.encoder}: the real kestrel-llm tokenizer; "
+                    f"no normalizer, no merges)" + (f"; {lost} spaces lost" if lost else "")
+                    + (f"; {unk} bytes became id 0" if unk else ""))
         else:
             tail = (f"{len(tr.chunks):,} chunks "
                     f"({sum(1 for c in tr.chunks if c.added_id is not None)} added-token matches)")
@@ -172,6 +186,13 @@ class Document(QObject):
             first, last = max(0, k - GREEDY_WINDOW), min(n, k + GREEDY_WINDOW + 1)
             return StepsView(f"greedy step {k + 1:,} of {n:,}: candidates, shortest first",
                              greedy_step_rows(tok, tr, first, last), current=k - first, greedy=True)
+        if tr is not None and tok is not None and tr.kestrel_steps:
+            n = len(tr.kestrel_steps)
+            if not 0 <= k < n:
+                return StepsView("select a token to see the board engine's step", [], greedy=True)
+            first, last = max(0, k - GREEDY_WINDOW), min(n, k + GREEDY_WINDOW + 1)
+            return StepsView(f"{self.encoder} step {k + 1:,} of {n:,}: what was tried, what was taken, and why",
+                             kestrel_step_rows(tok, tr, first, last), current=k - first, greedy=True)
         if tr is None or tok is None or not 0 <= k < len(tr.chunks):
             return StepsView("select a token to see its merges", [])
         return StepsView(f"chunk {k}: {self.chunks[k].label}", step_rows(tok, tr.chunks[k]))
@@ -419,6 +440,8 @@ class ChunkListModel(QAbstractListModel):
                 return f"{row.label}   added token"
             if row.kind == "greedy":
                 return f"{row.label}   longest of {row.steps} candidate{'s' if row.steps != 1 else ''}"
+            if row.kind == "kestrel":
+                return row.label
             tail = f"{row.steps} merges → {b - a} token{'s' if b - a != 1 else ''}"
             return f"{row.label}   {tail}"
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -18,7 +18,7 @@ from ..core.trace import Trace, TraceChunk
 @dataclass(frozen=True)
 class ChunkRow:
     label: str          # the chunk's text (repr-like, whitespace visible)
-    kind: str           # "chunk", "added", or "greedy" (one longest-match step)
+    kind: str           # "chunk", "added", "greedy" (one longest-match step) or "kestrel" (one board-engine step)
     orig_span: tuple[int, int]
     token_range: tuple[int, int]
     steps: int          # merges; for "greedy": candidates considered
@@ -49,6 +49,8 @@ def chunk_rows(tr: Trace) -> list[ChunkRow]:
     longest-match step."""
     if tr.greedy_steps:
         return greedy_rows(tr)
+    if tr.kestrel_steps:
+        return kestrel_rows(tr)
     out = []
     for ch in tr.chunks:
         a, b = ch.norm_span
@@ -70,8 +72,11 @@ def chunk_of_token(tr: Trace, token: int) -> int:
 
 
 def chunk_token_starts(tr: Trace) -> np.ndarray:
-    return row_token_starts(greedy_rows(tr)) if tr.greedy_steps else np.array(
-        [c.token_range[0] for c in tr.chunks], dtype=np.int64)
+    if tr.greedy_steps:
+        return row_token_starts(greedy_rows(tr))
+    if tr.kestrel_steps:
+        return row_token_starts(kestrel_rows(tr))
+    return np.array([c.token_range[0] for c in tr.chunks], dtype=np.int64)
 
 
 def row_token_starts(rows: list[ChunkRow]) -> np.ndarray:
@@ -141,4 +146,61 @@ def greedy_step_rows(tok: Tokenizer, tr: Trace, first: int, last: int) -> list[S
         k = st.candidates.index(st.chosen) if st.chosen in st.candidates else None
         result = f"{name(st.chosen) or '?'} = {st.chosen} ({st.chosen_len} B)"
         rows.append(StepRow(cands, k, None, result, f"@{st.pos}", 1))
+    return rows
+
+
+# what each kestrel rule did, as the trace pane's words
+KESTREL_WHAT = {
+    "match": "longest entry",
+    "space-retry": "Ġ + word",
+    "special": "special first",
+    "newline": "newline fallback (Ċ)",
+    "byte": "single-byte entry",
+    "unk": "no entry: id 0",
+    "trailing": "trailing spaces dropped",
+    "nul": "NUL: the text ends here",
+}
+
+
+def kestrel_rows(tr: Trace) -> list[ChunkRow]:
+    """A kestrel encoder's steps as list rows: where, the token, and the rule that chose it. Steps
+    with a token are the encoding's tokens in order; trailing spaces and a NUL have none."""
+    tok = tr.encoding._tokenizer
+    out, k = [], 0
+    for st in tr.kestrel_steps:
+        lost = f"  ({st.spaces} space{'s' if st.spaces > 1 else ''} skipped)" if st.spaces else ""
+        if st.id is None:
+            out.append(ChunkRow(f"@{st.pos}  {KESTREL_WHAT[st.rule]}{lost}", "kestrel", (st.pos, st.at + st.consumed),
+                                (k, k), 0))
+            continue
+        raw = tok.id_to_bytes(st.id) or b""
+        label = f"@{st.at}  {visible(raw.decode('utf-8', errors='replace'))}  {KESTREL_WHAT[st.rule]}{lost}"
+        out.append(ChunkRow(label, "kestrel", (st.pos, st.at + st.consumed), (k, k + 1), 1))
+        k += 1
+    return out
+
+
+def kestrel_step_rows(tok: Tokenizer, tr: Trace, first: int, last: int) -> list[StepRow]:
+    """Rows for kestrel steps first..last-1: what was tried at the position (the Ġ retry's match, the
+    longest entry without the special guard) and what was taken, with the rule in words."""
+    name = tok.id_to_token
+    rows = []
+    for st in tr.kestrel_steps[first:last]:
+        tried: list[str] = []
+        if st.retry not in ("none", "taken"):
+            tried.append(name(st.retry_id) or "?" if st.retry_id is not None else "Ġ (no longer entry)")
+        if st.id is not None:
+            tried.append(name(st.id) or "?")
+        parts = [KESTREL_WHAT[st.rule]]
+        if st.spaces:
+            parts.append(f"{st.spaces} space(s) skipped")
+        parts.append({"none": "", "taken": "Ġ retry taken", "only-space": "Ġ retry failed: the space is lost",
+                      "guarded": "Ġ retry refused: it runs into a special"}[st.retry])
+        if st.rule == "match" and st.unguarded > st.consumed:
+            parts.append(f"cut to {st.consumed} B before a special (longest {st.unguarded} B)")
+        result = "; ".join(p for p in parts if p)
+        if st.id is not None:
+            result = f"{name(st.id) or '?'} = {st.id}: {result}"
+        rows.append(StepRow(tried or ["(nothing)"], len(tried) - 1 if st.id is not None else None, None, result,
+                            f"@{st.at}", 1))
     return rows
