@@ -22,9 +22,13 @@ from PySide6.QtCore import QObject, Signal
 
 from ..analysis.encoded import TokenSpans
 from ..board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
-from ..board.session import BoardRun, DiffRequest, run_diff
+from ..board.identify import Identification
+from ..board.printed import printed
+from ..board.remote import INPUTS as _INPUTS
+from ..board.session import BoardRun, DiffRequest, IdentifyRun, run_diff, run_identify, specials_arrived
 from ..board.ssh import BoardConnection, BoardError, HostKeyUnknown, Profile, ProfileStore
 from ..core.pieces import visible
+from ..core.tokenizer import ENCODERS as _ENCODERS
 from ..core.tokenizer import Tokenizer
 from .audit import RowsModel
 from .workers import Runner
@@ -34,8 +38,11 @@ SECRET_WAIT = 300.0     # seconds a worker waits for the user to type a password
 # what the Board tab's form, dialogs and run speak: a profile, the host-key question, the request, and how
 # the tab asks the window for the host tokenizer (None before one is loaded); the views import them from here
 HostTokenizer = Callable[[], Tokenizer | None]
-__all__ = ["BoardModel", "DiffRequest", "HostKeyUnknown", "HostTokenizer", "Profile", "SideView", "checks_text",
-           "divergence_rows", "kind_rows", "side_view", "summary_text", "text_rows"]
+__all__ = ["ENCODERS", "INPUTS", "BoardModel", "DiffRequest", "HostKeyUnknown", "HostTokenizer", "Profile",
+           "SideView", "checks_text", "divergence_rows", "identify_text", "kind_rows", "side_view", "summary_text",
+           "text_rows"]
+ENCODERS = _ENCODERS
+INPUTS = _INPUTS
 
 
 @dataclass(frozen=True)
@@ -88,14 +95,17 @@ def text_rows(diffs: list[TextDiff]) -> list[tuple[str, ...]]:
             result, first = "identical", ""
         else:
             result = f"{len(d.divergences)} divergent"
-            first = KIND_NAMES[d.divergences[0].kind]
-        rows.append((str(i + 1), result, first, visible(d.text[:200])))
+            v = d.divergences[0]
+            first = ", ".join(v.rules) if v.rules else KIND_NAMES[v.kind]
+        explained = d.explained_by or ("" if d.board_ids is None else "no emulation")
+        rows.append((str(i + 1), result, first, explained, visible(d.text[:200])))
     return rows
 
 
 def kind_rows(run: BoardRun, top: int = 30) -> list[tuple[str, ...]]:
     s = run.summary
-    rows = [(KIND_NAMES[k], f"{c:,}") for k, c in s.per_kind.most_common()]
+    rows = [(f"rule {k}", f"{c:,}") for k, c in s.per_rule.most_common()]
+    rows += [(KIND_NAMES[k], f"{c:,}") for k, c in s.per_kind.most_common()]
     for v, c in s.most_frequent(top):
         rows.append((f"{visible(v.host_bytes.decode('utf-8', 'replace'))!s}: {_pieces_text(v.host_pieces)} → "
                      f"{_pieces_text(v.board_pieces)}", f"{c:,}"))
@@ -103,8 +113,37 @@ def kind_rows(run: BoardRun, top: int = 30) -> list[tuple[str, ...]]:
 
 
 def divergence_rows(d: TextDiff) -> list[tuple[str, ...]]:
-    return [(f"{v.byte_span[0]}–{v.byte_span[1]}", KIND_NAMES[v.kind], _pieces_text(v.host_pieces),
-             _pieces_text(v.board_pieces), v.reason) for v in d.divergences]
+    """Per divergent span: where, the rules behind the board's side, both sides, and why in sentences."""
+    return [(f"{v.byte_span[0]}–{v.byte_span[1]}", ", ".join(v.rules) or KIND_NAMES[v.kind],
+             _pieces_text(v.host_pieces), _pieces_text(v.board_pieces),
+             "; ".join(f.sentence for f in v.findings) or v.reason) for v in d.divergences]
+
+
+def board_prints_text(tok: Tokenizer, d: TextDiff | None) -> str:
+    """The selected text as typed and as the board prints its ids (the server's way), and the chat
+    specials that did not arrive whole."""
+    if d is None or d.board_ids is None:
+        return ""
+    lines = [f"input:             {visible(d.text[:300])}",
+             f"the board prints:  {visible(printed(tok, d.board_ids)[:300])}",
+             f"explained by:      {d.explained_by or 'no emulation reproduces every id'}"]
+    for t, h, b in specials_arrived(tok, list(d.host_ids), list(d.board_ids)):
+        if b != h:
+            lines.append(f"✘ {t}: {h} on the host, {b} arrived whole on the board")
+    return "\n".join(lines)
+
+
+def identify_text(res: IdentifyRun) -> str:
+    r: Identification | None = res.result
+    if r is None:
+        return f"identify failed: {res.error}"
+    agree = ", ".join(f"{k} {n}/{r.probes}" for k, n in r.agree.items())
+    if r.engine:
+        head = f"The board runs {r.engine}: every one of {r.probes} probes reproduced."
+    else:
+        head = f"No emulation reproduces every probe; closest: {r.closest}."
+        head += "".join(f"\n  {visible(p)}: board {b} | {r.closest} {h}" for p, b, h in r.differ[:6])
+    return head + f"\nagreement: {agree}" + (f"\n⚠ {res.error}" if res.error else "")
 
 
 def summary_text(run: BoardRun) -> str:
@@ -114,6 +153,10 @@ def summary_text(run: BoardRun) -> str:
         parts.append(f"{s.missing:,} without board ids")
     if s.per_kind:
         parts.append("divergences: " + ", ".join(f"{KIND_NAMES[k]} {c:,}" for k, c in s.per_kind.most_common()))
+    if s.per_rule:
+        parts.append("rules: " + ", ".join(f"{k} {c:,}" for k, c in s.per_rule.most_common(6)))
+    if s.explained:
+        parts.append("explained by: " + ", ".join(f"{k or 'no emulation'} {c:,}" for k, c in s.explained.most_common()))
     parts.append(f"board {run.board_seconds:.2f} s ({run.request.label}{', ' + run.build if run.build else ''}), "
                  f"host {run.host_seconds:.2f} s")
     text = "; ".join(parts) + "."
@@ -155,6 +198,7 @@ class BoardModel(QObject):
     secretNeeded = Signal(str, str)     # kind, prompt: answer with provide_secret()
     progress = Signal(str, int, int)    # phase, done, total
     runFinished = Signal(object)        # BoardRun
+    identifyFinished = Signal(object)   # IdentifyRun
     profilesChanged = Signal()
     failed = Signal(str)
     busyChanged = Signal(bool)
@@ -167,9 +211,9 @@ class BoardModel(QObject):
         self.app_known_hosts = app_known_hosts
         self.conn: BoardConnection | None = None
         self.run: BoardRun | None = None
-        self.texts = RowsModel(("#", "result", "first divergence", "text"), self)
-        self.kinds = RowsModel(("class / most frequent spans", "count"), self)
-        self.divergences = RowsModel(("bytes", "class", "host", "board", "reason"), self)
+        self.texts = RowsModel(("#", "result", "first divergence", "explained by", "text"), self)
+        self.kinds = RowsModel(("rule / class / most frequent spans", "count"), self)
+        self.divergences = RowsModel(("bytes", "rules", "host", "board", "why"), self)
         self.current: TextDiff | None = None
         self._cancel = threading.Event()
         self._secret_ready = threading.Event()
@@ -178,7 +222,7 @@ class BoardModel(QObject):
         self._connector.finished.connect(self._on_connected)
         self._connector.failed.connect(self._on_connect_failed)
         self._runner = Runner(parent=self)
-        self._runner.finished.connect(self._on_run)
+        self._runner.finished.connect(self._on_finished)
         self._runner.failed.connect(self.failed)
         for r in (self._connector, self._runner):
             r.busy.connect(lambda _b: self.busyChanged.emit(self.busy))
@@ -293,6 +337,31 @@ class BoardModel(QObject):
             return run_diff(conn, req, tok, cancel=cancel, progress=lambda ph, d, n: self.progress.emit(ph, d, n))
 
         self._runner.submit(work)
+
+    def identify(self, req: DiffRequest, tok: Tokenizer) -> None:
+        """Runs the probe set through the board's tokenizer (the request's way) and compares."""
+        conn = self.conn
+        if conn is None:
+            self.failed.emit("Connect to a board first.")
+            return
+        self._cancel = cancel = threading.Event()
+
+        def work(ev: threading.Event, gen: int) -> IdentifyRun:
+            if not conn.is_alive:
+                conn.reconnect()
+            return run_identify(conn, req, tok, cancel=cancel,
+                                progress=lambda ph, d, n: self.progress.emit(ph, d, n))
+
+        self._runner.submit(work)
+
+    def _on_finished(self, result: object) -> None:
+        if isinstance(result, IdentifyRun):
+            self.identifyFinished.emit(result)
+        else:
+            self._on_run(result)  # type: ignore[arg-type]
+
+    def board_prints(self, tok: Tokenizer) -> str:
+        return board_prints_text(tok, self.current)
 
     def cancel(self) -> None:
         """Stops the board's batch; the texts answered so far are kept (the run still reports)."""
