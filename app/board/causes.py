@@ -79,20 +79,40 @@ def replays(tok: Tokenizer, text: str | bytes) -> list[Replay]:
     return [r for r in (replay(tok, text, e) for e in EMULATIONS) if r is not None]
 
 
-def explained_by(tok: Tokenizer, text: str | bytes, board_ids: Sequence[int], runs: Sequence[Replay] | None = None,
-                 add_special_tokens: bool = False) -> str | None:
-    """The first emulation (then host encoder) whose ids are board_ids exactly."""
+def reproducing(tok: Tokenizer, text: str | bytes, board_ids: Sequence[int],
+                runs: Sequence[Replay] | None = None) -> list[str]:
+    """Every emulation and host encoder (EMULATIONS, then HOST_ENCODERS) whose ids are board_ids exactly."""
     want = [int(i) for i in board_ids]
-    for r in runs if runs is not None else replays(tok, text):
-        if r.ids == want:
-            return r.encoder
-    for enc in HOST_ENCODERS:
+    if runs is not None:
+        out = [r.encoder for r in runs if r.ids == want]
+        rest: Sequence[str] = HOST_ENCODERS
+    else:
+        out, rest = [], (*EMULATIONS, *HOST_ENCODERS)
+    for enc in rest:
         try:
-            if tok.encode(text, add_special_tokens, enc).ids.tolist() == want:
-                return enc
+            if tok.encode(text, False, enc).ids.tolist() == want:
+                out.append(enc)
         except (ValueError, TokenizerError):
             continue
-    return None
+    return out
+
+
+def explained_by(tok: Tokenizer, text: str | bytes, board_ids: Sequence[int], runs: Sequence[Replay] | None = None,
+                 prefer: Sequence[str] = ()) -> str | None:
+    """The encoder whose ids are board_ids exactly: the first of `prefer` that does (a corpus passes the
+    encoders that explain most of its texts first, so one board is named one way on every text), else
+    the first of EMULATIONS, then HOST_ENCODERS."""
+    found = reproducing(tok, text, board_ids, runs)
+    for enc in prefer:
+        if enc in found:
+            return enc
+    return found[0] if found else None
+
+
+def preference(counts: dict[str, int]) -> list[str]:
+    """Encoders ordered by how many texts of a corpus they explain (ties: EMULATIONS, HOST_ENCODERS order)."""
+    order = list(EMULATIONS) + list(HOST_ENCODERS)
+    return sorted(order, key=lambda e: (-counts.get(e, 0), order.index(e)))
 
 
 # ---- rules of one span ------------------------------------------------------------------------------------

@@ -284,7 +284,7 @@ def _classify(tok: Tokenizer, host: Sequence[Piece], board: Sequence[Piece], hb:
 
 def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | None, host_tok: Tokenizer,
               board_tok: Tokenizer | None = None, board_error: str | None = None,
-              host_encoder: str = "bpe") -> TextDiff:
+              host_encoder: str = "bpe", prefer: Sequence[str] = ()) -> TextDiff:
     """One text: the host's ids against the board's, aligned by bytes, classified, and each divergence's
     rules found by replaying the emulations."""
     hids = tuple(int(i) for i in host_ids)
@@ -316,7 +316,7 @@ def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | Non
         kind, reason = _classify(host_tok, hseg, bseg, hb, bb)
         out.append(Divergence((h0, h1), (b0, b1), tuple(hseg), tuple(bseg), hb, bb, (p0, p1), kind, reason))
     runs = causes.replays(host_tok, text)
-    explained = causes.explained_by(host_tok, text, bids, runs)
+    explained = causes.explained_by(host_tok, text, bids, runs, prefer)
     text_bytes = text.encode("utf-8", errors="surrogatepass")
     lossless = hbytes == text_bytes
     with_rules = []
@@ -370,6 +370,14 @@ def diff_corpus(texts: Sequence[str], host_ids: Sequence[Sequence[int]], board_i
                 board_errors: Sequence[str | None] | None = None,
                 host_encoder: str = "bpe") -> tuple[list[TextDiff], Summary]:
     errors = board_errors if board_errors is not None else [None] * len(texts)
-    diffs = [diff_text(t, h, b, host_tok, board_tok, e, host_encoder)
+    # which encoders reproduce the board, counted over the texts that differ from the host: the most
+    # frequent names the board on every text it explains (a greedy board is not called kestrel-v2 on the
+    # lines where the two agree)
+    counts: Counter[str] = Counter()
+    for t, h, b in zip(texts, host_ids, board_ids):
+        if b is not None and list(h) != list(b):
+            counts.update(causes.reproducing(host_tok, t, b))
+    prefer = causes.preference(counts)
+    diffs = [diff_text(t, h, b, host_tok, board_tok, e, host_encoder, prefer)
              for t, h, b, e in zip(texts, host_ids, board_ids, errors)]
     return diffs, summarize(diffs)
