@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect.window.audit import RowsModel
+from tokinspect.window.board import ENCODERS, INPUTS
 
 from .panes import rows_table
 from .token_text import TokenTextEdit
@@ -116,8 +117,14 @@ class EncodeForm(QGroupBox):
         self.remote_tokenizer.setPlaceholderText("/path/on/board/vocab.bin or tokenizer.json")
         form.addRow("Board tokenizer", self.remote_tokenizer)
         self.encoder = QComboBox()
-        self.encoder.addItems(["bpe", "rank", "greedy"])
+        self.encoder.addItems(list(ENCODERS))
+        self.encoder.setToolTip("The deployed engine's encoder: bpe HF-exact; greedy the ideal longest match; "
+                                "kestrel-v1/v2 the real board engine")
         form.addRow("Encoder", self.encoder)
+        self.host_encoder = QComboBox()
+        self.host_encoder.addItems(list(ENCODERS))
+        self.host_encoder.setToolTip("What the board's ids are compared with on the host")
+        form.addRow("Host encoder", self.host_encoder)
         self.command = QLineEdit()
         self.command.setPlaceholderText("./probe --vocab {tokenizer} {input}")
         self.command.setToolTip("Run on the board. {tokenizer}: the board tokenizer path; {input}: an uploaded "
@@ -134,6 +141,11 @@ class EncodeForm(QGroupBox):
         row.addWidget(self.parser)
         row.addWidget(self.regex, 1)
         form.addRow("Output", row)
+        self.input_format = QComboBox()
+        self.input_format.addItems(list(INPUTS))
+        self.input_format.setToolTip("lines: one text per line (a text with a line break goes by itself); "
+                                     "jsonl: one JSON string per line; per-text: one exec per text")
+        form.addRow("Input", self.input_format)
         self.special = QCheckBox("add special tokens")
         form.addRow("", self.special)
         self.mode.buttonToggled.connect(lambda *_: self._sync())
@@ -143,7 +155,7 @@ class EncodeForm(QGroupBox):
     def _sync(self) -> None:
         deploy = self.deploy.isChecked()
         self.encoder.setEnabled(deploy)
-        for w in (self.command, self.parser):
+        for w in (self.command, self.parser, self.input_format):
             w.setEnabled(not deploy)
         self.regex.setEnabled(not deploy and self.parser.currentText() == "regex")
 
@@ -151,6 +163,7 @@ class EncodeForm(QGroupBox):
 class BoardPane(QWidget):
     connectRequested = Signal()
     runRequested = Signal()
+    identifyRequested = Signal()
     cancelRequested = Signal()
     saveProfile = Signal()
     deleteProfile = Signal()
@@ -184,11 +197,15 @@ class BoardPane(QWidget):
         lv.addWidget(self.input, 1)
         run = QHBoxLayout()
         self.run_button = QPushButton("Encode on board and diff")
+        self.identify_button = QPushButton("Identify engine")
+        self.identify_button.setToolTip("Run a fixed probe set through the board's tokenizer and name the engine "
+                                        "(kestrel-v1, kestrel-v2, greedy, bpe) that reproduces every probe")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setFormat("%v / %m")
         run.addWidget(self.run_button)
+        run.addWidget(self.identify_button)
         run.addWidget(self.cancel_button)
         run.addWidget(self.progress, 1)
         lv.addLayout(run)
@@ -218,7 +235,14 @@ class BoardPane(QWidget):
         self.text_host, self.text_board = TokenTextEdit(read_only=True), TokenTextEdit(read_only=True)
         vsplit.addWidget(_labelled(self.label_host, self.text_host))
         vsplit.addWidget(_labelled(self.label_board, self.text_board))
-        self.divergences = _table(divergences, (80, 130, 200, 200))
+        self.prints = QLabel()
+        self.prints.setTextFormat(Qt.TextFormat.PlainText)
+        self.prints.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.prints.setStyleSheet("font-family: monospace;")
+        self.prints.setToolTip("What the board prints for its ids (the engine's server maps Ġ and Ċ back and drops "
+                               "other control markers)")
+        rv.addWidget(self.prints)
+        self.divergences = _table(divergences, (80, 150, 180, 180))
         vsplit.addWidget(_labelled(QLabel("Divergent spans of this text"), self.divergences))
         vsplit.setSizes([220, 110, 110, 180])
         rv.addWidget(vsplit, 1)
@@ -231,6 +255,7 @@ class BoardPane(QWidget):
         self.profile.profiles.activated.connect(lambda _i: self.profileChosen.emit(self.profile.profiles.currentText()))
         self.corpus_button.clicked.connect(self.openCorpus)
         self.run_button.clicked.connect(self.runRequested)
+        self.identify_button.clicked.connect(self.identifyRequested)
         self.cancel_button.clicked.connect(self.cancelRequested)
         self.texts.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.textChosen.emit(cur.row()))
         self.divergences.selectionModel().currentRowChanged.connect(
@@ -238,6 +263,7 @@ class BoardPane(QWidget):
 
     def set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
+        self.identify_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.profile.connect_button.setEnabled(not running)
 

@@ -18,6 +18,7 @@ from tokinspect.window.board import (
     HostTokenizer,
     Profile,
     checks_text,
+    identify_text,
     summary_text,
 )
 from tokinspect.window.workers import read_text_file
@@ -43,6 +44,7 @@ class BoardTab(QWidget):
         p, m = self.pane, model
         p.connectRequested.connect(self.connect_board)
         p.runRequested.connect(self.run)
+        p.identifyRequested.connect(self.identify)
         p.cancelRequested.connect(m.cancel)
         p.saveProfile.connect(self.save_profile)
         p.deleteProfile.connect(lambda: m.delete_profile(p.profile.profiles.currentText()))
@@ -54,6 +56,7 @@ class BoardTab(QWidget):
         m.secretNeeded.connect(self._ask_secret)
         m.progress.connect(self._on_progress)
         m.runFinished.connect(self._on_run)
+        m.identifyFinished.connect(lambda res: self.pane.summary.setText(identify_text(res)))
         m.profilesChanged.connect(self.reload_profiles)
         m.failed.connect(lambda msg: QMessageBox.critical(self, "Board", msg))
         m.busyChanged.connect(lambda busy: p.set_running(busy))
@@ -152,8 +155,18 @@ class BoardTab(QWidget):
         e = self.pane.encode
         return DiffRequest(tuple(self.texts()), e.remote_tokenizer.text().strip(),
                            mode="deploy" if e.deploy.isChecked() else "command", encoder=e.encoder.currentText(),
-                           add_special_tokens=e.special.isChecked(), command=e.command.text().strip(),
-                           parser=e.parser.currentText(), regex=e.regex.text() or None)
+                           host_encoder=e.host_encoder.currentText(), add_special_tokens=e.special.isChecked(),
+                           command=e.command.text().strip(), parser=e.parser.currentText(),
+                           regex=e.regex.text() or None, input=e.input_format.currentText())
+
+    def identify(self) -> None:
+        tok = self.host_tokenizer()
+        req = self.request()
+        if tok is None or not req.remote_tokenizer:
+            QMessageBox.critical(self, "Board", "Load a host tokenizer and give the board's tokenizer path.")
+            return
+        self.pane.summary.setText("identifying the board's engine…")
+        self.model.identify(req, tok)
 
     def run(self) -> None:
         tok = self.host_tokenizer()
@@ -198,6 +211,7 @@ class BoardTab(QWidget):
         self.pane.label_host.setText(f"host: {len(d.host_ids):,} tokens")
         n = "no ids" if d.board_ids is None else f"{len(d.board_ids):,} tokens"
         self.pane.label_board.setText(f"board: {n}" + (f" — {d.board_error}" if d.board_error else ""))
+        self.pane.prints.setText(self.model.board_prints(tok) if tok is not None else "")
         first = d.first
         if first is not None:
             self.pane.divergences.selectRow(0)

@@ -175,11 +175,12 @@ class MainWindow(QMainWindow):
         tb.addWidget(QLabel(" encoder "))
         self.encoder_box = QComboBox()
         self.encoder_box.addItems(list(self.doc.encoders_available) if len(self.doc.encoders_available) > 1
-                                  else ["bpe", "rank", "greedy"])
+                                  else ["bpe"])
         enabled = len(self.doc.encoders_available) > 1
         self.encoder_box.setEnabled(enabled)
-        self.encoder_box.setToolTip("bpe: HF-exact merges; rank: tiktoken lowest-rank pair; greedy: the board's "
-                                    "longest-prefix match" if enabled else
+        self.encoder_box.setToolTip("bpe: HF-exact merges; rank: tiktoken lowest-rank pair; greedy: the ideal "
+                                    "longest-prefix match; kestrel-v1/v2: the real board engine (kestrel-llm)"
+                                    if enabled else
                                     "This engine build only has the bpe encoder (encode() takes no encoder=).")
         tb.addWidget(self.encoder_box)
         tb.addSeparator()
