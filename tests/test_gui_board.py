@@ -87,7 +87,7 @@ def test_deploy_and_diff_agree(qtbot, tab) -> None:
     assert f"{len(TEXTS)} of {len(TEXTS)} texts identical" in tab.pane.summary.text()
     assert "✔ the board's tokenizer file is the host's" in tab.pane.checks.text()
     assert "aarch64" in tab.pane.checks.text() and "char unsigned" in tab.pane.checks.text()
-    assert tab.model.texts.rowCount() == len(TEXTS) and tab.model.texts.rows[3][3] == visible(TEXTS[3])
+    assert tab.model.texts.rowCount() == len(TEXTS) and tab.model.texts.rows[3][4] == visible(TEXTS[3])
     assert tab.pane.progress.value() == len(TEXTS)
 
 
@@ -108,8 +108,14 @@ def test_board_command_diverges_and_view_jumps_to_first(qtbot, tab, probe) -> No
     assert tab.pane.text_host.spans is not None and len(tab.pane.text_host.spans.marks) == len(d.divergences)
     assert tab.pane.text_host.selected == d.divergences[0].host[0]
     assert tab.pane.text_board.selected == d.divergences[0].board[0]
-    row = tab.model.kinds.rows[0]
-    assert "same bytes" in row[0] or "different bytes" in row[0]
+    labels = [row[0] for row in tab.model.kinds.rows]
+    assert any("same bytes" in x or "different bytes" in x for x in labels)
+    assert "rule longest-match-split" in labels                 # the greedy probe's rule, by replay
+    named = {d.explained_by for d in r.diffs if not d.same}
+    assert len(named) == 1 and None not in named          # one board, one name on every text it explains
+    tok = tab.host_tokenizer()
+    assert all(tok.encode(d.text, False, d.explained_by).ids.tolist() == list(d.board_ids)
+               for d in r.diffs if not d.same)
     # another text: the views follow
     other = next(i for i, x in enumerate(r.diffs) if x.same)
     tab.pane.texts.selectRow(other)
@@ -161,3 +167,34 @@ def test_cancel_keeps_answered_texts_and_drop_reconnects(qtbot, tab, board, prob
     e.deploy.setChecked(True)
     run(qtbot, tab)
     assert tab.model.run.error is None and tab.model.run.summary.identical == len(TEXTS)
+
+
+def test_kestrel_board_identified_rules_and_what_it_prints(qtbot, tab, probe) -> None:
+    e = tab.pane.encode
+    e.command_mode.setChecked(True)
+    e.command.setText(f"qemu-aarch64-static {probe} -e kestrel-v1 --whole {{tokenizer}}")
+    e.parser.setCurrentText("ints")
+    e.input_format.setCurrentText("per-text")
+    connect(qtbot, tab)
+    with qtbot.waitSignal(tab.model.identifyFinished, timeout=WAIT):
+        tab.pane.identify_button.click()
+    assert tab.pane.summary.text().startswith("The board runs kestrel-v1")
+    tab.pane.input.setPlainText("a 1 b\nok.<|im_end|>\nZażółć gęślą jaźń\nx\ty  z\n  Hello world  \n" + "\n".join(TEXTS))
+    run(qtbot, tab)
+    r = tab.model.run
+    assert r is not None and r.error is None and r.summary.identical < r.summary.texts
+    assert all(d.explained_by == "kestrel-v1" or d.same for d in r.diffs[:5])
+    tab.pane.texts.selectRow(0)
+    rules = [row[1] for row in tab.model.divergences.rows]
+    assert "space-dropped" in rules and "no entry longer than Ġ starts with Ġ1" in tab.model.divergences.rows[0][4]
+    assert "the board prints:  a1·b" in tab.pane.prints.text()
+    tab.pane.texts.selectRow(1)
+    assert "special-split" in [row[1] for row in tab.model.divergences.rows]
+    tab.pane.texts.selectRow(2)
+    assert "equal-bytes-lower-id" in " ".join(row[1] for row in tab.model.divergences.rows)
+    shots = os.environ.get("TOKINSPECT_SHOTS")   # set to render the README's screenshot of this view
+    if shots:
+        tab.pane.texts.selectRow(0)
+        tab.resize(1500, 940)
+        qtbot.wait(300)
+        tab.grab().save(str(Path(shots) / "board-kestrel.png"))
