@@ -19,6 +19,8 @@ SAMPLE_TEXT = resources.text("samples/window.txt")   # the first text, and the o
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .window.document import ENCODERS  # the window's encoders (the engine's: bpe ... kestrel-v2)
+
     p = argparse.ArgumentParser(prog="tokinspect", description="Token inspector window (no arguments: Qwen3 default).")
     p.add_argument("files", nargs="*", help="tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); "
                                             ".txt/.md files open as text")
@@ -27,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="1280x800", help="window size for --screenshot (WxH)")
     p.add_argument("--dark", action="store_true", help="dark palette")
     p.add_argument("--compare-with", metavar="FILE", help="tokenizer B of the Compare tab")
+    p.add_argument("--encoder", choices=ENCODERS, help="the Inspect tab's encoder (e.g. kestrel-v2: the real board)")
+    p.add_argument("--encoder-b", choices=ENCODERS, default="greedy", help="--screenshot: the Compare tab's encoder B")
     return p
 
 
@@ -55,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not tokenizers:
         win.open_default()
     win.open_paths(args.files)
+    if args.encoder:
+        win.encoder_box.setCurrentText(args.encoder)
     win.set_text(args.text if args.text is not None else str(settings.value("text/last", SAMPLE_TEXT)))
     win.show()
     rc = app.exec()
@@ -81,6 +87,8 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
         win.open_tokenizer(args.files[0])
     else:
         win.open_default()
+    if args.encoder:
+        win.encoder_box.setCurrentText(args.encoder)
     win.set_text(args.text or SAMPLE_TEXT)
     win.show()
     app = QApplication.instance()
@@ -102,7 +110,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
     if args.compare_with:
         win.compare_model.load_b(args.compare_with)
     else:
-        win.compare.encoder_b.setCurrentText("greedy")
+        win.compare.encoder_b.setCurrentText(args.encoder_b)
     names = ["inspect", "compare", "chat", "vocabulary", "sampling", "board"]
     for k, name in enumerate(names):
         win.tabs.setCurrentIndex(k)
