@@ -168,6 +168,32 @@ def test_chat_mode(qtbot, win):
     assert int(win.doc.analysis.encoding.special_mask.sum()) == 7  # 3 messages x 2 + generation prompt
 
 
+def test_chat_prompt_goes_to_the_board_tab_whole(qtbot, win):
+    win.tabs.setCurrentWidget(win.chat)
+    win.chat.content.setText("Say hi.")
+    win.chat.add.click()
+    preview = win.chat.preview.text()
+    win.chat.to_board.click()
+    assert win.tabs.currentWidget() is win.board
+    assert win.board.texts() == [preview] and "\n" in preview      # one text, line breaks kept
+    assert "Chat tab" in win.board.pane.corpus_label.text()
+
+
+def test_kestrel_encoder_in_the_window(qtbot, win):
+    settle(qtbot, win)
+    win.encoder_box.setCurrentText("kestrel-v2")
+    win.set_text("a 1 b\tc  ")
+    settle(qtbot, win, "a 1 b\tc  ")
+    assert win.doc.analysis.encoding.ids.tolist() == win.doc.tokenizer.encode("a 1 b\tc  ", False, "kestrel-v2").ids.tolist()
+    qtbot.waitUntil(lambda: win.doc.trace is not None and bool(win.doc.trace.kestrel_steps), timeout=WAIT)
+    labels = [r.label for r in win.doc.chunks]
+    assert any("no entry: id 0" in x for x in labels) and any("trailing spaces dropped" in x for x in labels)
+    note, _ = win.doc.trace_note()
+    assert "board-engine steps" in note and "spaces lost" in note
+    v = win.doc.chunk_steps(1)
+    assert "Ġ retry failed: the space is lost" in v.rows[v.current].result
+
+
 def test_chat_mode_qwen3_template(qtbot, win, qwen3_json):
     win.open_tokenizer(qwen3_json)
     qtbot.waitUntil(lambda: win.doc.tokenizer.format == "hf" and not win.doc.busy, timeout=WAIT)

@@ -146,6 +146,13 @@ class BoardTab(QWidget):
         self.pane.input.setPlainText("\n".join(self.corpus[:200]) + ("\n…" if len(self.corpus) > 200 else ""))
         self.pane.input.setReadOnly(True)
 
+    def use_texts(self, texts: list[str], what: str) -> None:
+        """Texts that may hold line breaks (a chat prompt), kept whole; the input shows them read-only."""
+        self.corpus = list(texts)
+        self.pane.corpus_label.setText(f"{what}: {len(texts):,} text{'s' if len(texts) != 1 else ''}")
+        self.pane.input.setPlainText("\n\n".join(t[:2000] for t in texts[:20]))
+        self.pane.input.setReadOnly(True)
+
     def texts(self) -> list[str]:
         if self.corpus is not None:
             return self.corpus

@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
         # chat
         self.chat.changed.connect(self._render_chat)
         self.chat.inspectRequested.connect(self._inspect_chat)
+        self.chat.boardRequested.connect(self._chat_to_board)
         # vocabulary: the vocab.bin audit
         self.vocab.audit.auditRequested.connect(self.audit_model.run)
         self.audit_model.failed.connect(lambda m: self._error("Audit failed", m))
@@ -542,6 +543,11 @@ class MainWindow(QMainWindow):
         source, self._chat_text = self.doc.render_chat(self.messages.messages, self.chat.gen_prompt.isChecked())
         self.chat.source.setText(source)
         self.chat.preview.setPlainText(self._chat_text)
+
+    def _chat_to_board(self) -> None:
+        """The rendered prompt becomes the Board tab's one text (line breaks and all)."""
+        self.board.use_texts([self._chat_text], "the Chat tab's rendered prompt")
+        self.tabs.setCurrentWidget(self.board)
 
     def _inspect_chat(self) -> None:
         self.text_source = "chat"

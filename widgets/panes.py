@@ -317,6 +317,7 @@ class ChatPane(QWidget):
 
     changed = Signal()
     inspectRequested = Signal()
+    boardRequested = Signal()
 
     def __init__(self, model: MessagesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -347,7 +348,10 @@ class ChatPane(QWidget):
         self.gen_prompt = QCheckBox("add_generation_prompt")
         self.gen_prompt.setChecked(True)
         self.inspect = QPushButton("Inspect rendered text")
-        for w in (self.role, self.content, self.add, self.remove, self.gen_prompt, self.inspect):
+        self.to_board = QPushButton("Diff on the board")
+        self.to_board.setToolTip("Send the rendered prompt to the Board tab as one text: the report says whether "
+                                 "every special token arrived whole")
+        for w in (self.role, self.content, self.add, self.remove, self.gen_prompt, self.inspect, self.to_board):
             bar.addWidget(w, 1 if w is self.content else 0)
         tl.addLayout(bar)
         split.addWidget(top)
@@ -359,6 +363,7 @@ class ChatPane(QWidget):
         self.remove.clicked.connect(self._remove)
         self.gen_prompt.toggled.connect(self.changed)
         self.inspect.clicked.connect(self.inspectRequested)
+        self.to_board.clicked.connect(self.boardRequested)
         model.dataChanged.connect(self.changed)
         model.rowsInserted.connect(self.changed)
         model.rowsRemoved.connect(self.changed)

@@ -1,4 +1,4 @@
-/* greedy.c - the board's greedy longest-prefix encoder over a byte trie
+/* greedy.c - the ideal longest-prefix encoder (seed 000's board design) over a byte trie
  * (see greedy.h for the rules).
  *
  * Does: build an immutable trie whose nodes are laid out breadth-first so

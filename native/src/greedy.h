@@ -1,4 +1,4 @@
-/* greedy.h - the board's encoder (seed 000): longest-prefix match over the
+/* greedy.h - the ideal board encoder of seed 000: longest-prefix match over the
  * vocabulary's stored byte strings, specials first, no merges.
  *
  * Does: an immutable byte trie over the stored strings of vocab.bin (or

@@ -242,7 +242,7 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
      * and its "<0xNN>" entries as text */
     int longest_match = enc == TC_ENC_GREEDY || enc == TC_ENC_KESTREL_V1 || enc == TC_ENC_KESTREL_V2;
     if (longest_match && !tok->byte_level)
-        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: the board's longest-prefix match runs on vocab.bin's byte-level stored form, and this vocabulary is not byte-level (%s)",
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: the longest-prefix match runs on vocab.bin's byte-level stored form, and this vocabulary is not byte-level (%s)",
                             tc_encoder_name(enc), tok->bytes_rule == TC_BYTES_SPM ? "SentencePiece style: spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens, produced by the normalizer/pre-tokenizer that greedy skips" : "its strings are not byte-mapped");
     if (longest_match) return tc_greedy_prepare(tok, err);
     return tc_error_set(err, TC_ERR_ARG, "unknown encoder %d", (int)enc);
