@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from ..core.encoding import Encoding
-from ..core.tokenizer import ENCODER_HELP, ENCODERS, PRESETS, Tokenizer, TokenizerError
+from ..core.tokenizer import ENCODER_HELP, ENCODERS, PRESETS, Tokenizer
 from ..core.trace import KestrelStep
 
 
@@ -41,21 +41,45 @@ def _enc_json(enc: Encoding, full: bool) -> dict[str, object]:
     return out
 
 
-def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: TextIO, out: TextIO) -> None:
+def jsonl_reply(tok: Tokenizer, add_special: bool, encoder: str, line: bytes) -> dict[str, object]:
+    """The reply to one --jsonl request line: {"ids", "offsets"} or {"error": ...}; never raises.
+
+    A line that is not UTF-8 is decoded as tokcore does (each ill-formed part one U+FFFD); a line
+    nested too deep for the JSON parser, with a number too long to convert, a text that is not a
+    string, keys that are missing or unknown, or a text the engine refuses gets one error object."""
+    try:
+        req = json.loads(line.rstrip(b"\r\n").decode("utf-8", errors="replace"))
+        if isinstance(req, dict):
+            unknown = [k for k in req if k not in ("text", "add_special_tokens")]
+            if unknown:
+                raise ValueError(f"unknown key {unknown[0][:60]!r} (expected text, add_special_tokens)")
+            if "text" not in req:
+                raise ValueError('missing "text"')
+            text, special = req["text"], req.get("add_special_tokens", add_special)
+            if not isinstance(special, bool):
+                raise ValueError('"add_special_tokens" must be true or false')
+        else:
+            text, special = req, add_special
+        if not isinstance(text, str):
+            raise ValueError('expected a JSON string or {"text": ...}')
+        return _enc_json(tok.encode(text, special, encoder), False)
+    except RecursionError:
+        return {"error": "the JSON is nested too deeply"}
+    except MemoryError:
+        return {"error": "out of memory"}
+    except Exception as exc:  # noqa: BLE001 - one bad line answers an error; the stream goes on
+        return {"error": str(exc) or type(exc).__name__}
+
+
+def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: BinaryIO, out: TextIO) -> None:
     for line in inp:
-        line = line.rstrip("\n")
+        res = jsonl_reply(tok, add_special, encoder, line)
         try:
-            req = json.loads(line)
-            if isinstance(req, dict):
-                text, special = req["text"], bool(req.get("add_special_tokens", add_special))
-            else:
-                text, special = req, add_special
-            if not isinstance(text, str):
-                raise ValueError("expected a JSON string or {\"text\": ...}")
-            res: dict[str, object] = _enc_json(tok.encode(text, special, encoder), False)
-        except (ValueError, KeyError, TokenizerError, UnicodeEncodeError) as exc:
-            res = {"error": str(exc)}
-        out.write(json.dumps(res, ensure_ascii=False) + "\n")
+            text = json.dumps(res, ensure_ascii=False)
+            text.encode("utf-8")
+        except (ValueError, UnicodeError):  # a message quoting a lone surrogate
+            text = json.dumps(res, ensure_ascii=True)
+        out.write(text + "\n")
         out.flush()
 
 
@@ -63,7 +87,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     tok = _load(args)
     special = not args.no_special
     if args.jsonl:
-        _jsonl(tok, special, args.encoder, sys.stdin, sys.stdout)
+        _jsonl(tok, special, args.encoder, sys.stdin.buffer, sys.stdout)
         return 0
     text = _read_text(args)
     enc = tok.encode(text.encode("utf-8", errors="surrogateescape"), special, args.encoder)
