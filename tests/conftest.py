@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import NoReturn
 
@@ -170,3 +173,16 @@ def assert_same_both(ours, hf, texts, label: str) -> None:
             errors.append(str(e))
     if errors:
         raise AssertionError("\n".join(errors))
+
+
+@pytest.fixture(scope="session")
+def tokcore(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tokcore CLI built as a board builds it (one cc line over native/src and native/cli), -Werror."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    assert cc, "a C compiler is needed"
+    repo = Path(__file__).resolve().parents[1]
+    exe = tmp_path_factory.mktemp("tokcore") / "tokcore"
+    srcs = sorted(str(p) for p in (repo / "native" / "src").glob("*.c")) + \
+        sorted(str(p) for p in (repo / "native" / "cli").glob("*.c"))
+    subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(exe), *srcs, "-lm"], check=True)
+    return exe

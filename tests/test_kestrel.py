@@ -10,9 +10,7 @@ longest match (`greedy`). The same cases run through the tokcore CLI built with 
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -40,17 +38,6 @@ def default() -> Tokenizer:
 @pytest.fixture(scope="module")
 def tok() -> Tokenizer:
     return default()
-
-
-@pytest.fixture(scope="module")
-def tokcore(tmp_path_factory: pytest.TempPathFactory) -> str:
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    assert cc, "a C compiler is needed"
-    exe = tmp_path_factory.mktemp("tokcore") / "tokcore"
-    srcs = sorted(str(p) for p in (REPO / "native" / "src").glob("*.c")) + \
-        sorted(str(p) for p in (REPO / "native" / "cli").glob("*.c"))
-    subprocess.run([cc, "-std=c11", "-O2", "-o", str(exe), *srcs, "-lm"], check=True)
-    return str(exe)
 
 
 def ids_of(tok: Tokenizer, pieces: list[str]) -> list[int]:
@@ -212,13 +199,13 @@ def test_board_print(tok: Tokenizer) -> None:
     assert printed(tok, tok.encode("l1\n\nl2", False, V2).ids) == "l1\n\nl2"
 
 
-def test_tokcore_cli_kestrel(tok: Tokenizer, tokcore: str, tmp_path) -> None:
+def test_tokcore_cli_kestrel(tok: Tokenizer, tokcore: Path, tmp_path) -> None:
     from tokinspect.formats.vocab_bin import compile_vocab_bin
 
     path = tmp_path / "vocab.bin"
     path.write_bytes(compile_vocab_bin(tok).data)
     lines = "".join(json.dumps(c[1]) + "\n" for c in CASES)
     for v in BOTH:
-        out = subprocess.run([tokcore, "encode", "--tokenizer", str(path), "--encoder", v, "--jsonl"],
+        out = subprocess.run([str(tokcore), "encode", "--tokenizer", str(path), "--encoder", v, "--jsonl"],
                              input=lines.encode(), capture_output=True, check=True).stdout.decode().splitlines()
         assert [json.loads(o)["ids"] for o in out] == [tok.encode(c[1], False, v).ids.tolist() for c in CASES]

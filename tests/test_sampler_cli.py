@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,17 +14,6 @@ import pytest
 from tokinspect.sampling import SamplerSettings, draw, run_stages
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def tokcore(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    assert cc, "a C compiler is needed"
-    exe = tmp_path_factory.mktemp("tokcore") / "tokcore"
-    srcs = sorted(str(p) for p in (REPO / "native" / "src").glob("*.c")) + \
-        sorted(str(p) for p in (REPO / "native" / "cli").glob("*.c"))
-    subprocess.run([cc, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(exe), *srcs, "-lm"], check=True)
-    return exe
 
 
 @pytest.fixture(scope="module")

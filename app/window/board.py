@@ -320,37 +320,32 @@ class BoardModel(QObject):
 
     # ---- a run -------------------------------------------------------------------------------------------
     def start(self, req: DiffRequest, tok: Tokenizer) -> None:
+        if self.conn is not None and not req.texts:
+            self.failed.emit("No texts: type some (one per line) or open a corpus file.")
+            return
+        self._submit(lambda conn, cancel: run_diff(conn, req, tok, cancel=cancel, progress=self._progress))
+
+    def identify(self, req: DiffRequest, tok: Tokenizer) -> None:
+        """Runs the probe set through the board's tokenizer (the request's way) and compares."""
+        self._submit(lambda conn, cancel: run_identify(conn, req, tok, cancel=cancel, progress=self._progress))
+
+    def _progress(self, phase: str, done: int, total: int) -> None:
+        self.progress.emit(phase, done, total)
+
+    def _submit(self, job: Callable[[BoardConnection, threading.Event], object]) -> None:
+        """Runs job(conn, cancel) in the worker, the connection reopened first if it dropped."""
         conn = self.conn
         if conn is None:
             self.failed.emit("Connect to a board first.")
             return
-        if not req.texts:
-            self.failed.emit("No texts: type some (one per line) or open a corpus file.")
-            return
         self._cancel = cancel = threading.Event()
 
-        def work(ev: threading.Event, gen: int) -> BoardRun:
+        def work(ev: threading.Event, gen: int) -> object:
             if not conn.is_alive:
                 self.statusChanged.emit("reconnecting…")
                 conn.reconnect()
                 self.statusChanged.emit(f"connected to {conn.profile.label}")
-            return run_diff(conn, req, tok, cancel=cancel, progress=lambda ph, d, n: self.progress.emit(ph, d, n))
-
-        self._runner.submit(work)
-
-    def identify(self, req: DiffRequest, tok: Tokenizer) -> None:
-        """Runs the probe set through the board's tokenizer (the request's way) and compares."""
-        conn = self.conn
-        if conn is None:
-            self.failed.emit("Connect to a board first.")
-            return
-        self._cancel = cancel = threading.Event()
-
-        def work(ev: threading.Event, gen: int) -> IdentifyRun:
-            if not conn.is_alive:
-                conn.reconnect()
-            return run_identify(conn, req, tok, cancel=cancel,
-                                progress=lambda ph, d, n: self.progress.emit(ph, d, n))
+            return job(conn, cancel)
 
         self._runner.submit(work)
 

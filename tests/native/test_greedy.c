@@ -17,19 +17,8 @@
 #include <time.h>
 
 #include "greedy.h"
+#include "unit_check.h"
 
-static int g_pass, g_fail;
-
-#define CHECK(cond) do { \
-        if (cond) g_pass++; \
-        else { g_fail++; fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } \
-    } while (0)
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
-    return p;
-}
 
 /* ---- a vocabulary under test ------------------------------------------ */
 

@@ -16,19 +16,8 @@
 #include <string.h>
 
 #include "kestrel.h"
+#include "unit_check.h"
 
-static int g_pass, g_fail;
-
-#define CHECK(cond) do { \
-        if (cond) g_pass++; \
-        else { g_fail++; fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); } \
-    } while (0)
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
-    return p;
-}
 
 /* ---- a vocabulary: entry i has id i (the engine indexes strings by id) -- */
 
