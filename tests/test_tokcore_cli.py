@@ -161,6 +161,23 @@ def test_encode_jsonl_bad_line_continues(cli, qwen_json, hf):
     assert got[-1] == hf_expected(hf, "after\tthe \"errors\" \\ 🦙")
 
 
+def test_jsonl_key_with_escaped_nul_is_unknown(cli, qwen_json, hf):
+    """A key is its whole decoded string: "text\\u0000junk" is not "text"
+    (a C string compare stopped at the NUL and took it for "text")."""
+    got = jsonl(cli, ["encode", "--tokenizer", qwen_json], [
+        '{"text\\u0000junk": "hi"}',
+        '{"text": "hi", "add_special_tokens\\u0000": false}',
+        '{"text": "hi"}',
+    ])
+    for g in got[:2]:
+        assert set(g) == {"error"} and g["error"].startswith("unknown key"), g
+    assert "\\u0000" in got[0]["error"], got[0]
+    assert got[2] == hf_expected(hf, "hi")
+    got = jsonl(cli, ["decode", "--tokenizer", qwen_json], ['{"ids\\u0000x": [9707]}', '{"ids": [9707]}'])
+    assert set(got[0]) == {"error"} and got[0]["error"].startswith("unknown key"), got[0]
+    assert got[1]["text"] == "Hello"
+
+
 def test_encode_jsonl_long_line(cli, qwen_json, hf):
     text = ("a long line with words, numbers 12345 and 🦙 " * 20000)[:-1]
     got = jsonl(cli, ["encode", "--tokenizer", qwen_json], [json.dumps(text)])

@@ -110,6 +110,24 @@ void cli_put_span_array(cli_out *w, const uint32_t *spans, size_t n) {
     cli_put(w, "]", 1);
 }
 
+/* Whether member m's key is exactly `name`: the decoded key may hold an
+ * escaped NUL ("text\u0000junk"), so its length decides, not strcmp. */
+static int key_is(const tc_json_member *m, const char *name) {
+    size_t n = strlen(name);
+    return m->key_len == n && memcmp(m->key, name, n) == 0;
+}
+
+/* An unknown key for an error message: at most 60 bytes, NULs shown as \u0000. */
+static const char *key_for_message(const tc_json_member *m, char *out, size_t cap) {
+    size_t o = 0;
+    for (uint32_t i = 0; i < m->key_len && i < 60 && o + 7 < cap; i++) {
+        if (m->key[i] == '\0') { memcpy(out + o, "\\u0000", 6); o += 6; }
+        else out[o++] = m->key[i];
+    }
+    out[o] = '\0';
+    return out;
+}
+
 /* One encode request line -> text and add_special_tokens, or an error
  * message in err. The text points into doc. */
 int cli_parse_encode_request(const tc_json *root, int *add_special, const char **text, size_t *len,
@@ -121,15 +139,16 @@ int cli_parse_encode_request(const tc_json *root, int *add_special, const char *
     if (root->type != TC_JSON_OBJECT)
         return tc_error_set(err, TC_ERR_ARG, "expected a JSON string or an object {\"text\": ...}");
     const tc_json *t = NULL;
+    char kbuf[400];
     for (uint32_t i = 0; i < root->u.obj.n; i++) {
         const tc_json_member *m = &root->u.obj.members[i];
-        if (strcmp(m->key, "text") == 0 && m->value.type == TC_JSON_STRING) t = &m->value;
-        else if (strcmp(m->key, "text") == 0) return tc_error_set(err, TC_ERR_ARG, "\"text\" must be a string");
-        else if (strcmp(m->key, "add_special_tokens") == 0 && m->value.type == TC_JSON_TRUE) *add_special = 1;
-        else if (strcmp(m->key, "add_special_tokens") == 0 && m->value.type == TC_JSON_FALSE) *add_special = 0;
-        else if (strcmp(m->key, "add_special_tokens") == 0)
+        if (key_is(m, "text") && m->value.type == TC_JSON_STRING) t = &m->value;
+        else if (key_is(m, "text")) return tc_error_set(err, TC_ERR_ARG, "\"text\" must be a string");
+        else if (key_is(m, "add_special_tokens") && m->value.type == TC_JSON_TRUE) *add_special = 1;
+        else if (key_is(m, "add_special_tokens") && m->value.type == TC_JSON_FALSE) *add_special = 0;
+        else if (key_is(m, "add_special_tokens"))
             return tc_error_set(err, TC_ERR_ARG, "\"add_special_tokens\" must be true or false");
-        else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%.60s\" (expected text, add_special_tokens)", m->key);
+        else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%s\" (expected text, add_special_tokens)", key_for_message(m, kbuf, sizeof kbuf));
     }
     if (!t) return tc_error_set(err, TC_ERR_ARG, "missing \"text\"");
     *text = t->u.str.s; *len = t->u.str.len;
@@ -170,14 +189,15 @@ int cli_parse_decode_request(const tc_json *root, int *skip, uint32_t **ids, siz
     const tc_json *arr = root;
     if (root->type == TC_JSON_OBJECT) {
         arr = NULL;
+        char kbuf[400];
         for (uint32_t i = 0; i < root->u.obj.n; i++) {
             const tc_json_member *m = &root->u.obj.members[i];
-            if (strcmp(m->key, "ids") == 0) arr = &m->value;
-            else if (strcmp(m->key, "skip_special_tokens") == 0 && m->value.type == TC_JSON_TRUE) *skip = 1;
-            else if (strcmp(m->key, "skip_special_tokens") == 0 && m->value.type == TC_JSON_FALSE) *skip = 0;
-            else if (strcmp(m->key, "skip_special_tokens") == 0)
+            if (key_is(m, "ids")) arr = &m->value;
+            else if (key_is(m, "skip_special_tokens") && m->value.type == TC_JSON_TRUE) *skip = 1;
+            else if (key_is(m, "skip_special_tokens") && m->value.type == TC_JSON_FALSE) *skip = 0;
+            else if (key_is(m, "skip_special_tokens"))
                 return tc_error_set(err, TC_ERR_ARG, "\"skip_special_tokens\" must be true or false");
-            else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%.60s\" (expected ids, skip_special_tokens)", m->key);
+            else return tc_error_set(err, TC_ERR_ARG, "unknown key \"%s\" (expected ids, skip_special_tokens)", key_for_message(m, kbuf, sizeof kbuf));
         }
         if (!arr) return tc_error_set(err, TC_ERR_ARG, "missing \"ids\"");
     }
