@@ -7,6 +7,11 @@
 #include "normalize.h"
 #include "regex.h"
 
+#if defined(__STDC_NO_ATOMICS__)
+#error "tokcore needs C11 atomics (<stdatomic.h>): encoder indexes are built lazily and shared by threads"
+#endif
+#include <stdatomic.h>
+
 /* ---- string -> id table (open addressing, keys in a pool) -------------- */
 
 typedef struct tc_strmap_slot {
@@ -154,6 +159,17 @@ typedef enum tc_bytes_rule {
     TC_BYTES_SPM = 2         /* SentencePiece: U+2581 -> ' ', "<0xNN>" -> the byte NN */
 } tc_bytes_rule;
 
+/* ---- lazily built indexes ------------------------------------------- */
+
+typedef enum tc_index {
+    TC_IX_BYTES,     /* model.by_bytes: rank's lookups, merge recovery */
+    TC_IX_MERGES,    /* model.merges: bpe */
+    TC_IX_GREEDY,    /* greedy: greedy, kestrel-v1/v2 */
+    TC_IX_COUNT
+} tc_index;
+
+enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
+
 /* ---- model ---------------------------------------------------------- */
 
 typedef enum tc_model_kind { TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK } tc_model_kind;
@@ -190,6 +206,12 @@ struct tc_tokenizer {
     uint32_t *added_by_id; size_t added_by_id_n; /* id -> added index + 1, 0 none */
     tc_buf describe;
     struct tc_greedy *greedy;    /* longest-match index (tc_prepare), NULL until built */
+    /* subtle: the three lazily built indexes (tc_prepare) are shared by
+     * threads. Each has a state: one thread moves it ABSENT -> BUILDING,
+     * fills the fields, and publishes READY with a release store; readers
+     * test READY with an acquire load (tc_is_prepared) before they touch
+     * the fields, so nobody sees a half-built table. */
+    atomic_int ix_state[TC_IX_COUNT];
 };
 
 /* vocab.c */

@@ -283,13 +283,13 @@ static uint32_t part_rank(const tc_model *m, const recover_scratch *rs, const ui
  * left are the merge (transformers' TikTokenConverter does the same). The
  * ranks of unchanged neighbours are kept, so a step costs two lookups.
  * Returns 1 and the two ids, 0 when no such pair, -1 on OOM. */
-static int recover_merge(const tc_model *m, recover_scratch *rs, const uint8_t *b, size_t n, uint32_t id,
-                         uint32_t *left, uint32_t *right) {
+static int recover_merge(const tc_model *m, const int64_t *byte_ids, recover_scratch *rs, const uint8_t *b, size_t n,
+                         uint32_t id, uint32_t *left, uint32_t *right) {
     if (n < 2) return 0;
     if (recover_reserve(rs, n) != 0) return -1;
     size_t k = n;
     for (size_t i = 0; i < n; i++) {
-        int64_t x = m->byte_ids[b[i]];
+        int64_t x = byte_ids[b[i]];
         if (x < 0) return 0;
         rs->st[i] = (uint32_t)i; rs->ln[i] = 1; rs->pid[i] = (uint32_t)x;
     }
@@ -317,34 +317,39 @@ static int recover_merge(const tc_model *m, recover_scratch *rs, const uint8_t *
 
 static int fail_code(const tc_error *e) { return e->code ? e->code : TC_ERR_NOMEM; }
 
-/* Recovers the merges of a rank vocabulary (kind RANK, by_bytes built), in
- * rank order, then switches the model to merges. */
+/* Recovers the merges of a rank vocabulary (by_bytes built), in rank
+ * order, into model.merges. subtle: on a vocab.bin this runs on first use
+ * of bpe while other threads may encode with the handle, so it writes
+ * nothing they read: the merges are built in a local table (assigned
+ * before tc_prepare publishes them) and the single-byte ids of the bytes
+ * index are a local copy. */
 int tc_recover_merges(tc_tokenizer *tok, tc_error *err) {
     tc_model *m = &tok->model;
-    if (!m->by_bytes.slots && tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK) return fail_code(err);
-    m->kind = TC_MODEL_BPE_RANK;
-    if (tc_model_init_bytes(tok, err) != TC_OK) return fail_code(err);
+    int64_t byte_ids[256];
+    for (int b = 0; b < 256; b++) {
+        uint8_t c = (uint8_t)b;
+        byte_ids[b] = tc_strmap_find(&m->by_bytes, &m->vocab, 1, &c, 1);
+    }
     size_t nt = 0;
     for (uint32_t id = 0; id < m->vocab.n; id++) nt += m->vocab.entries[id].present;
-    if (tc_pairmap_init(&m->merges, nt) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
+    tc_pairmap merges;
+    if (tc_pairmap_init(&merges, nt) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     recover_scratch rs = {0};
     for (uint32_t id = 0; id < m->vocab.n; id++) {
         const tc_entry *e = &m->vocab.entries[id];
         if (!e->present || e->bytes_len < 2) continue;
         uint32_t l, r;
-        int got = recover_merge(m, &rs, tc_entry_bytes(&m->vocab, id), e->bytes_len, id, &l, &r);
-        if (got < 0 || (got == 1 && tc_pairmap_put(&m->merges, l, r, id, id) < 0)) {
+        int got = recover_merge(m, byte_ids, &rs, tc_entry_bytes(&m->vocab, id), e->bytes_len, id, &l, &r);
+        if (got < 0 || (got == 1 && tc_pairmap_put(&merges, l, r, id, id) < 0)) {
             free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
-            tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-            return fail_code(err);
+            tc_pairmap_free(&merges);
+            return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
         }
     }
     free(rs.st); free(rs.ln); free(rs.pid); free(rs.prank);
-    m->kind = TC_MODEL_BPE_MERGES;
-    return tc_model_init_bytes(tok, err);
+    m->merges = merges;
+    return TC_OK;
 }
-
-static int recover_merges(tc_tokenizer *tok, tc_error *err) { return tc_recover_merges(tok, err); }
 
 /* The model of a rank file (.tiktoken, vocab.bin): token i has real bytes
  * bytes[offs[i] .. + lens[i]] and id ranks[i]. Stored strings are the
@@ -377,7 +382,8 @@ static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks,
     }
     tc_buf_free(&s);
     if (tc_vocab_build_index(&m->vocab, err) != TC_OK) return fail_code(err);
-    if (with_merges && recover_merges(tok, err) != TC_OK) return fail_code(err);
+    if (with_merges && (tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK || tc_recover_merges(tok, err) != TC_OK))
+        return fail_code(err);
     m->kind = TC_MODEL_BPE_MERGES;
     if (tc_model_init_bytes(tok, err) != TC_OK) return fail_code(err);
     return TC_OK;

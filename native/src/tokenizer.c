@@ -14,6 +14,7 @@ tc_tokenizer *tc_tokenizer_new(void) {
     if (!t) return NULL;
     t->model.unk_id = -1;
     for (int i = 0; i < 256; i++) { t->model.byte_ids[i] = -1; t->model.fallback_ids[i] = -1; }
+    for (int i = 0; i < TC_IX_COUNT; i++) atomic_init(&t->ix_state[i], TC_IX_ABSENT);
     return t;
 }
 
@@ -199,6 +200,10 @@ int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n,
 int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err) {
     int r = tc_model_init_bytes(tok, err);
     if (r != TC_OK) return r;
+    /* the indexes a loader built are ready (the handle is not shared yet) */
+    if (tok->model.by_bytes.slots) atomic_store_explicit(&tok->ix_state[TC_IX_BYTES], TC_IX_READY, memory_order_release);
+    if (tok->model.merges.slots) atomic_store_explicit(&tok->ix_state[TC_IX_MERGES], TC_IX_READY, memory_order_release);
+    if (tok->greedy) atomic_store_explicit(&tok->ix_state[TC_IX_GREEDY], TC_IX_READY, memory_order_release);
     return rebuild_added(tok, err);
 }
 
@@ -216,25 +221,60 @@ int tc_encoder_from_name(const char *name, tc_encoder *enc) {
     return -1;
 }
 
+static int index_ready(const tc_tokenizer *tok, tc_index ix) {
+    return atomic_load_explicit(&tok->ix_state[ix], memory_order_acquire) == TC_IX_READY;
+}
+
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
     switch (enc) {
-    case TC_ENC_BPE: return tok->model.merges.slots != NULL;
-    case TC_ENC_RANK: return tok->model.by_bytes.slots != NULL;
+    case TC_ENC_BPE: return index_ready(tok, TC_IX_MERGES);
+    case TC_ENC_RANK: return index_ready(tok, TC_IX_BYTES);
     case TC_ENC_GREEDY:
     case TC_ENC_KESTREL_V1:
-    case TC_ENC_KESTREL_V2: return tok->greedy != NULL;
+    case TC_ENC_KESTREL_V2: return index_ready(tok, TC_IX_GREEDY);
     }
     return 0;
 }
 
+/* subtle: rank looks up concatenations of the chunk's text, which is in
+ * the model's string space: real bytes for byte-level models (where the
+ * chunk is raw bytes), the stored strings otherwise ("▁the", "<0x0A>") */
+static int build_bytes_index(tc_tokenizer *tok, tc_error *err) {
+    tc_strmap local;
+    int r = tc_strmap_build(&local, &tok->model.vocab, tok->byte_level || tok->model.kind == TC_MODEL_BPE_RANK, err);
+    if (r != TC_OK) return r;
+    tok->model.by_bytes = local;
+    return TC_OK;
+}
+
+/* Builds index ix once per handle, whatever the number of threads asking:
+ * the first one to move the state ABSENT -> BUILDING builds it and
+ * publishes READY (release); the others wait for that (a spin on an
+ * acquire load: C11 offers no portable sleep, and the Python layer already
+ * serializes its own calls with a lock). A failed build goes back to
+ * ABSENT, so a later call tries again and gets the error itself. */
+static int prepare_index(tc_tokenizer *tok, tc_index ix, int (*build)(tc_tokenizer *, tc_error *), tc_error *err) {
+    for (;;) {
+        int st = atomic_load_explicit(&tok->ix_state[ix], memory_order_acquire);
+        if (st == TC_IX_READY) return TC_OK;
+        if (st == TC_IX_BUILDING) continue;
+        if (!atomic_compare_exchange_weak_explicit(&tok->ix_state[ix], &st, TC_IX_BUILDING, memory_order_acquire,
+                                                   memory_order_relaxed))
+            continue;
+        int r = build(tok, err);
+        atomic_store_explicit(&tok->ix_state[ix], r == TC_OK ? TC_IX_READY : TC_IX_ABSENT, memory_order_release);
+        return r;
+    }
+}
+
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (tc_is_prepared(tok, enc)) return TC_OK;
-    if (enc == TC_ENC_BPE) return tc_recover_merges(tok, err);
-    /* subtle: rank looks up concatenations of the chunk's text, which is in
-     * the model's string space: real bytes for byte-level models (where the
-     * chunk is raw bytes), the stored strings otherwise ("▁the", "<0x0A>") */
-    if (enc == TC_ENC_RANK)
-        return tc_strmap_build(&tok->model.by_bytes, &tok->model.vocab, tok->byte_level || tok->model.kind == TC_MODEL_BPE_RANK, err);
+    /* bpe on a rank file: merges recovered from the bytes index */
+    if (enc == TC_ENC_BPE) {
+        int r = prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
+        return r != TC_OK ? r : prepare_index(tok, TC_IX_MERGES, tc_recover_merges, err);
+    }
+    if (enc == TC_ENC_RANK) return prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
     /* subtle: greedy matches vocab.bin's stored form (bytes 0x00-0x20 as
      * their GPT-2 markers, so a space in the text is looked up as "Ġ"),
      * which exists only for byte-level vocabularies; a SentencePiece-style
@@ -244,7 +284,7 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (longest_match && !tok->byte_level)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: the longest-prefix match runs on vocab.bin's byte-level stored form, and this vocabulary is not byte-level (%s)",
                             tc_encoder_name(enc), tok->bytes_rule == TC_BYTES_SPM ? "SentencePiece style: spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens, produced by the normalizer/pre-tokenizer that greedy skips" : "its strings are not byte-mapped");
-    if (longest_match) return tc_greedy_prepare(tok, err);
+    if (longest_match) return prepare_index(tok, TC_IX_GREEDY, tc_greedy_prepare, err);
     return tc_error_set(err, TC_ERR_ARG, "unknown encoder %d", (int)enc);
 }
 
