@@ -22,7 +22,7 @@ UNITS = {
     "test_greedy.c": ["greedy.c", "common.c"],
     "test_kestrel.c": ["kestrel.c", "greedy.c", "common.c"],
     "test_vocabbin.c": ["*"],   # compiles tokenizers: the whole engine
-    "test_sampler.c": ["sampler.c", "logits.c", "common.c"],
+    "test_sampler.c": ["sampler.c", "logits.c", "platform.c", "common.c"],
 }
 
 FLAGS = {

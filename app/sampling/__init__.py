@@ -11,6 +11,7 @@ Does not: draw plots (window/ and widgets/ do), or tokenize (the demo asks core.
 from .sampler import (
     LOGITS_FORMATS,
     Draws,
+    FileChangedError,
     LogitsSource,
     SampleResult,
     Stage,
@@ -23,5 +24,6 @@ from .sampler import (
 )
 from .settings import PRESETS, SEMANTICS, STAGES, PresetInfo, SamplerSettings
 
-__all__ = ["LOGITS_FORMATS", "PRESETS", "SEMANTICS", "STAGES", "Draws", "LogitsSource", "PresetInfo", "SampleResult",
-           "SamplerSettings", "Stage", "chi_square", "draw", "empirical", "open_logits", "run_stages", "sample"]
+__all__ = ["LOGITS_FORMATS", "PRESETS", "SEMANTICS", "STAGES", "Draws", "FileChangedError", "LogitsSource",
+           "PresetInfo", "SampleResult", "SamplerSettings", "Stage", "chi_square", "draw", "empirical", "open_logits",
+           "run_stages", "sample"]

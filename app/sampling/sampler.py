@@ -4,8 +4,11 @@ Presets reproduce engines bit for bit on the same logits and seed (ds4,
 llama.cpp, kestrel); `hf` follows transformers' order and rules but its draw
 (torch.multinomial) is not reproducible; `custom` lets the user order the
 stages and pick each stage's rule. Logits files (.npy, raw float32/float16/
-bfloat16, text) are memory-mapped: `open_logits` parses the header in C and
-maps the values with numpy, so a 1 GB file opens at once.
+bfloat16, text) open at once however large: `open_logits` parses the header in C
+and each `row(i)` reads that row alone with os.pread, after checking that the
+file is still the one opened (size, mtime, inode). Nothing is memory-mapped: a
+map of a file that an editor or a training script saves smaller in place raises
+SIGBUS (the process dies) on the next read; here it is a FileChangedError.
 
 Does not: define the presets or the settings (settings.py, plain data).
 """
@@ -13,6 +16,7 @@ Does not: define the presets or the settings (settings.py, plain data).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,21 +191,58 @@ def chi_square(counts: np.ndarray, probs: np.ndarray) -> tuple[float, int, float
 _DTYPES = {"float32": "<f4", "float16": "<f2", "float64": "<f8", "bfloat16": "<u2"}
 
 
+class FileChangedError(ValueError):
+    """A logits file changed (shrank, was rewritten or replaced) after it was opened."""
+
+
+def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+
 @dataclass
 class LogitsSource:
-    """Rows of logits: .steps rows of .vocab values; .row(i) is float32 (a view on the map for float32 files)."""
+    """Rows of logits: .steps rows of .vocab values; .row(i) is float32.
+
+    A source opened from a file reads each row from the file when asked (see the module's note);
+    one made from an array (from_array, the demo) holds its values."""
 
     steps: int
     vocab: int
     label: str
     path: Path | None
-    _data: np.ndarray  # [steps, vocab] in the file's dtype (memmap) or float32
+    _data: np.ndarray | None  # [steps, vocab] float32 in memory (arrays, text files); None: read from path
     _dtype: str = "float32"
+    _offset: int = 0
+    _sig: tuple[int, int, int, int] | None = None
+
+    def _changed(self, what: str) -> FileChangedError:
+        return FileChangedError(f"{self.path}: the file changed while open ({what}); open it again")
+
+    def _read(self, i: int) -> np.ndarray:
+        assert self.path is not None and self._sig is not None
+        dt = np.dtype(_DTYPES[self._dtype])
+        n = self.vocab * dt.itemsize
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError as exc:
+            raise self._changed(f"cannot open it: {exc.strerror}") from exc
+        try:
+            sig = _signature(os.fstat(fd))
+            if sig != self._sig:
+                what = (f"now {sig[0]} bytes, {self._sig[0]} when opened" if sig[0] != self._sig[0]
+                        else "modified since it was opened" if sig[1] != self._sig[1] else "replaced by another file")
+                raise self._changed(what)
+            buf = os.pread(fd, n, self._offset + i * n)
+        finally:
+            os.close(fd)
+        if len(buf) != n:
+            raise self._changed("it is shorter than when opened")
+        return np.frombuffer(buf, dtype=dt)
 
     def row(self, i: int) -> np.ndarray:
         if not 0 <= i < self.steps:
             raise IndexError(f"step {i} outside 0..{self.steps - 1}")
-        r = self._data[i]
+        r = self._data[i] if self._data is not None else self._read(i)
         if self._dtype == "bfloat16":
             return (r.astype(np.uint32) << 16).view(np.float32)
         if r.dtype != np.float32:
@@ -229,10 +270,12 @@ def open_logits(path: str | Path, vocab_size: int | None = None, fmt: str | None
         fmt = {"f32": "f32", "bin": "f32", "raw": "f32", "f16": "f16", "bf16": "bf16", "txt": "text"}.get(ext, "auto")
     elif fmt not in LOGITS_FORMATS:
         raise ValueError(f"unknown logits format {fmt!r} (one of {', '.join(LOGITS_FORMATS)})")
+    try:
+        sig = _signature(os.stat(p))
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot open: {exc.strerror}") from exc
     kind, dtype, offset, steps, vocab, text = _tokcore.logits_open(str(p), fmt, int(vocab_size or 0))
-    if text is not None:
-        data = np.frombuffer(text, dtype=np.float32).reshape(steps, vocab)
-    else:
-        data = np.memmap(p, dtype=_DTYPES[dtype], mode="r", offset=offset, shape=(steps, vocab))
     label = f"{p.name} ({kind}, {dtype}, {steps} x {vocab})"
-    return LogitsSource(steps, vocab, label, p, data, dtype)
+    if text is not None:
+        return LogitsSource(steps, vocab, label, p, np.frombuffer(text, dtype=np.float32).reshape(steps, vocab))
+    return LogitsSource(steps, vocab, label, p, None, dtype, offset, sig)

@@ -190,7 +190,7 @@ class SamplingModel(QObject):
         self.active = False
         self._runner = Coalescer(parent=self)
         self._runner.finished.connect(self._on_view)
-        self._runner.failed.connect(self.failed)
+        self._runner.failed.connect(self._on_failed)
         self._engines = Coalescer(parent=self)
         self._engines_job: Callable[[threading.Event, int], EnginesView] | None = None
         # the engines table runs once the plots have rested this long (it would slow a drag down)
@@ -266,17 +266,23 @@ class SamplingModel(QObject):
 
     # ---- work ------------------------------------------------------------------------------------------
     def recompute(self) -> None:
-        row = self.row()
-        if row is None or not self.active:
+        src, step = self.source, self.step
+        if src is None or not self.active:
             return
         s, tok, top_n = self.settings, self.tokenizer, self.top_n
+        rows: list[np.ndarray] = []
 
         def work(ev: threading.Event, gen: int) -> SamplingView:
             t0 = time.perf_counter()
+            # the row is read here, off the UI thread: a file that changed since it was opened
+            # raises FileChangedError, which the runner reports through failed()
+            row = src.row(step)
+            rows.append(row)
             r = run_stages(row, s)
             return SamplingView(r, stage_plots(r, tok, top_n), time.perf_counter() - t0)
 
         def engines(ev: threading.Event, gen: int) -> EnginesView:
+            row = rows[0] if rows else src.row(step)
             fates, drawn = compare_engines(row, s, tok, min(top_n, 15))
             return EnginesView(s, fates, drawn)
 
@@ -284,13 +290,13 @@ class SamplingModel(QObject):
         self._runner.request(work)      # the plots first; the engines table (four more runs) when they rest
 
     def draw(self, n: int) -> None:
-        row = self.row()
-        if row is None:
+        src, step = self.source, self.step
+        if src is None:
             return
         s, tok, top_n = self.settings, self.tokenizer, self.top_n
 
         def work(ev: threading.Event, gen: int) -> DrawView:
-            r, d = sample(row, s, n)        # stages and draws from one sampler pass
+            r, d = sample(src.row(step), s, n)        # stages and draws from one sampler pass
             final = r.stages[-1]
             counts = empirical(d.ids, final)
             stat, dof, p = chi_square(counts, final.probs)
@@ -304,6 +310,10 @@ class SamplingModel(QObject):
             return DrawView(n, d, label, ids, [token_label(tok, int(i)) for i in ids], probs, observed, stat, dof, p)
 
         self._drawer.submit(work)
+
+    def _on_failed(self, msg: str) -> None:
+        self._engines_job = None        # its row could not be read either (or its stages failed): not busy
+        self.failed.emit(msg)
 
     def _on_view(self, v: SamplingView) -> None:
         self.view = v

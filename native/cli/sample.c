@@ -266,8 +266,8 @@ int tokcore_sample_main(int argc, char **argv) {
     int status = 1;
     memset(&lg, 0, sizeof lg);
     memset(&res, 0, sizeof res);
-    if (tc_file_read(logits_path, MAX_LOGITS_BYTES, &f, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); return 1; }
-    if (tc_logits_parse(f.data, f.len, fmt, vocab, &lg, &err) != TC_OK) {
+    if (tc_file_open_guarded(logits_path, MAX_LOGITS_BYTES, &f, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); return 1; }
+    if (tc_logits_open_file(&f, fmt, vocab, &lg, &err) != TC_OK) {
         fprintf(stderr, "tokcore: %s: %s\n", logits_path, err.msg);
         goto done;
     }
@@ -279,7 +279,7 @@ int tokcore_sample_main(int argc, char **argv) {
     row = malloc((size_t)lg.vocab * sizeof *row);
     draws = malloc((size_t)(ndraws ? ndraws : 1) * sizeof *draws);
     if (!row || !draws) { fputs("tokcore: out of memory\n", stderr); goto done; }
-    tc_logits_row(&lg, (uint32_t)step, row);
+    if (tc_logits_read_row(&lg, &f, (uint32_t)step, row, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); goto done; }
     if (tc_sampler_run(row, lg.vocab, &p, &res, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); goto done; }
     tc_draw_state st;
     if (tc_sampler_draw(&res, &p, (uint32_t)ndraws, draws, &st, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); goto done; }

@@ -678,9 +678,9 @@ static PyObject *mod_logits_open(PyObject *mod, PyObject *args) {
     int r;
     memset(&l, 0, sizeof l);
     Py_BEGIN_ALLOW_THREADS
-    r = tc_file_read(path, (size_t)1 << 40, &f, &err);
+    r = tc_file_open_guarded(path, (size_t)1 << 40, &f, &err);
     if (r == TC_OK) {
-        r = tc_logits_parse(f.data, f.len, fmt, (uint32_t)vocab, &l, &err);
+        r = tc_logits_open_file(&f, fmt, (uint32_t)vocab, &l, &err);
         if (r != TC_OK) tc_error_prefix(&err, ": "), tc_error_prefix(&err, path);
         tc_file_free(&f);
     }

@@ -1,6 +1,8 @@
 /* logits.c - logits file formats (see logits.h). */
 #include "logits.h"
 
+#include "platform.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -77,20 +79,25 @@ static const char *npy_key(const char *h, const char *end, const char *key) {
     return NULL;
 }
 
-static int parse_npy(const uint8_t *buf, size_t len, uint32_t vocab, tc_logits *out, tc_error *err) {
-    if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
+/* buf[0..avail) holds the start of a file of len bytes (avail <= len): the
+ * header must lie in it; the values are not read. */
+static int parse_npy(const uint8_t *buf, size_t avail, size_t len, uint32_t vocab, tc_logits *out, tc_error *err) {
+    if (avail < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
         return tc_error_set(err, TC_ERR_FORMAT, "npy: offset 0: missing the \\x93NUMPY magic");
     unsigned major = buf[6];
     size_t hlen, hstart;
     if (major == 1) { hlen = (size_t)buf[8] | ((size_t)buf[9] << 8); hstart = 10; }
     else if (major == 2 || major == 3) {
-        if (len < 12) return tc_error_set(err, TC_ERR_FORMAT, "npy: offset 8: header length cut off");
+        if (avail < 12) return tc_error_set(err, TC_ERR_FORMAT, "npy: offset 8: header length cut off");
         hlen = (size_t)buf[8] | ((size_t)buf[9] << 8) | ((size_t)buf[10] << 16) | ((size_t)buf[11] << 24);
         hstart = 12;
     } else return tc_error_set(err, TC_ERR_UNSUPPORTED, "npy: offset 6: format version %u is not 1, 2 or 3", major);
     if (hlen > len - hstart)
         return tc_error_set(err, TC_ERR_FORMAT, "npy: offset %zu: header of %zu bytes runs past the end (%zu bytes)", hstart,
                             hlen, len);
+    if (hlen > avail - hstart)
+        return tc_error_set(err, TC_ERR_LIMIT, "npy: offset %zu: header of %zu bytes, more than the %zu read for it", hstart,
+                            hlen, avail - hstart);
     const char *h = (const char *)buf + hstart, *end = h + hlen;
     const char *d = npy_key(h, end, "descr");
     if (!d || d >= end || (*d != '\'' && *d != '"'))
@@ -156,7 +163,7 @@ static int parse_npy(const uint8_t *buf, size_t len, uint32_t vocab, tc_logits *
                             (unsigned long long)need);
     out->format = TC_LOGITS_NPY;
     out->offset = off;
-    out->data = buf + off;
+    out->data = avail == len ? buf + off : NULL;
     out->steps = (uint32_t)steps;
     out->vocab = (uint32_t)nv;
     return TC_OK;
@@ -255,7 +262,7 @@ int tc_logits_parse(const uint8_t *buf, size_t len, tc_logits_format fmt, uint32
         else return tc_error_set(err, TC_ERR_ARG, "logits: not .npy nor text; give the format (f32, f16, bf16) and the vocabulary size");
     }
     switch (fmt) {
-    case TC_LOGITS_NPY: return parse_npy(buf, len, vocab, out, err);
+    case TC_LOGITS_NPY: return parse_npy(buf, len, len, vocab, out, err);
     case TC_LOGITS_TEXT: return parse_text(buf, len, vocab, out, err);
     case TC_LOGITS_F32:
     case TC_LOGITS_F16:
@@ -264,17 +271,11 @@ int tc_logits_parse(const uint8_t *buf, size_t len, tc_logits_format fmt, uint32
     }
 }
 
-int tc_logits_row(const tc_logits *l, uint32_t step, float *out) {
-    if (step >= l->steps) return TC_ERR_ARG;
-    const size_t nv = l->vocab;
-    if (l->format == TC_LOGITS_TEXT) {
-        memcpy(out, l->text_values + (size_t)step * nv, nv * sizeof *out);
-        return TC_OK;
-    }
-    const size_t isz = tc_logits_dtype_size(l->dtype);
-    const uint8_t *p = l->data + (size_t)step * nv * isz;
+/* nv values of dtype d at p (little-endian) to float32. */
+static void convert_row(tc_logits_dtype d, const uint8_t *p, size_t nv, float *out) {
+    const size_t isz = tc_logits_dtype_size(d);
     for (size_t i = 0; i < nv; i++, p += isz) {
-        switch (l->dtype) {
+        switch (d) {
         case TC_DT_F32: {
             uint32_t b = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
             memcpy(&out[i], &b, 4);
@@ -285,16 +286,73 @@ int tc_logits_row(const tc_logits *l, uint32_t step, float *out) {
         case TC_DT_F64: {
             uint64_t b = 0;
             for (int k = 7; k >= 0; k--) b = (b << 8) | p[k];
-            double d;
-            memcpy(&d, &b, 8);
+            double v;
+            memcpy(&v, &b, 8);
             /* out-of-range finite doubles become +-inf explicitly (no UB conversion) */
-            if (isnan(d)) out[i] = NAN;
-            else if (d > FLT_MAX) out[i] = INFINITY;
-            else if (d < -FLT_MAX) out[i] = -INFINITY;
-            else out[i] = (float)d;
+            if (isnan(v)) out[i] = NAN;
+            else if (v > FLT_MAX) out[i] = INFINITY;
+            else if (v < -FLT_MAX) out[i] = -INFINITY;
+            else out[i] = (float)v;
             break;
         }
         }
     }
+}
+
+int tc_logits_row(const tc_logits *l, uint32_t step, float *out) {
+    if (step >= l->steps) return TC_ERR_ARG;
+    const size_t nv = l->vocab;
+    if (l->format == TC_LOGITS_TEXT) {
+        memcpy(out, l->text_values + (size_t)step * nv, nv * sizeof *out);
+        return TC_OK;
+    }
+    if (!l->data) return TC_ERR_ARG;  /* opened from a guarded file: tc_logits_read_row */
+    convert_row(l->dtype, l->data + (size_t)step * nv * tc_logits_dtype_size(l->dtype), nv, out);
     return TC_OK;
+}
+
+/* ---- guarded files ----------------------------------------------------------------- */
+
+#define HEAD_BYTES ((size_t)1 << 20)
+
+int tc_logits_open_file(const tc_file *f, tc_logits_format fmt, uint32_t vocab, tc_logits *out, tc_error *err) {
+    memset(out, 0, sizeof *out);
+    if (f->data || f->len == 0) return tc_logits_parse(f->data, f->len, fmt, vocab, out, err);
+    size_t avail = f->len < HEAD_BYTES ? f->len : HEAD_BYTES;
+    uint8_t *head = malloc(avail);
+    if (!head) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    int r = tc_file_pread(f, 0, head, avail, err);
+    if (r != TC_OK) { free(head); return r; }
+    if (fmt == TC_LOGITS_AUTO) {
+        if (avail >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) fmt = TC_LOGITS_NPY;
+        else if (looks_text(head, avail)) fmt = TC_LOGITS_TEXT;
+        else if (vocab) fmt = TC_LOGITS_F32;
+    }
+    if (fmt == TC_LOGITS_NPY) r = parse_npy(head, avail, f->len, vocab, out, err);
+    else if (fmt == TC_LOGITS_F32 || fmt == TC_LOGITS_F16 || fmt == TC_LOGITS_BF16) {
+        r = parse_raw(head, f->len, fmt, vocab, out, err);
+        out->data = NULL;
+    } else if (fmt == TC_LOGITS_TEXT) {
+        /* text is parsed into floats anyway: read it whole */
+        uint8_t *all = avail == f->len ? head : malloc(f->len);
+        if (!all) { free(head); return tc_error_set(err, TC_ERR_NOMEM, "out of memory"); }
+        r = all == head ? TC_OK : tc_file_pread(f, 0, all, f->len, err);
+        if (r == TC_OK) r = parse_text(all, f->len, vocab, out, err);
+        if (all != head) free(all);
+    } else r = tc_logits_parse(head, 0, fmt, vocab, out, err);  /* the error for an unknown format */
+    free(head);
+    if (r == TC_OK && out->format != TC_LOGITS_TEXT) out->data = NULL;
+    return r;
+}
+
+int tc_logits_read_row(const tc_logits *l, const tc_file *f, uint32_t step, float *out, tc_error *err) {
+    if (step >= l->steps) return tc_error_set(err, TC_ERR_ARG, "step %u: the file has %u steps", step, l->steps);
+    if (l->format == TC_LOGITS_TEXT || l->data) return tc_logits_row(l, step, out);
+    const size_t nv = l->vocab, isz = tc_logits_dtype_size(l->dtype), bytes = nv * isz;
+    uint8_t *buf = malloc(bytes);
+    if (!buf) return tc_error_set(err, TC_ERR_NOMEM, "out of memory (%zu bytes for a row)", bytes);
+    int r = tc_file_pread(f, (uint64_t)l->offset + (uint64_t)step * bytes, buf, bytes, err);
+    if (r == TC_OK) convert_row(l->dtype, buf, nv, out);
+    free(buf);
+    return r;
 }

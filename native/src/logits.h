@@ -3,7 +3,7 @@
  * float32/float16/bfloat16 rows of a known vocabulary size, and text (one
  * value per line, nan/inf accepted).
  *
- * Does: parse a buffer (a mapped file: see platform.h tc_file_read) without
+ * Does: parse a buffer (or a guarded file: see platform.h) without
  * copying the values, except text, which is parsed into floats; convert one
  * row to float32 on request.
  * Does not: open files, guess a vocabulary size for raw data, accept
@@ -53,6 +53,15 @@ int tc_logits_parse(const uint8_t *buf, size_t len, tc_logits_format fmt, uint32
 /* Row `step` as float32 into out[0..vocab). Returns TC_OK or TC_ERR_ARG. */
 int tc_logits_row(const tc_logits *l, uint32_t step, float *out);
 void tc_logits_free(tc_logits *l);
+
+/* A file from tc_file_open_guarded (platform.h) or tc_file_read: parses the
+ * header from its first MiB (text is read whole); .data stays NULL, so rows
+ * come from tc_logits_read_row, which pread()s the row after checking that
+ * the file did not change (size, mtime, inode): a file shrunk in place is an
+ * error naming it, never a SIGBUS. */
+struct tc_file;
+int tc_logits_open_file(const struct tc_file *f, tc_logits_format fmt, uint32_t vocab, tc_logits *out, tc_error *err);
+int tc_logits_read_row(const tc_logits *l, const struct tc_file *f, uint32_t step, float *out, tc_error *err);
 
 /* IEEE half / bfloat16 bits to float. */
 float tc_f16_to_f32(uint16_t h);

@@ -1,4 +1,5 @@
-/* platform.c - file access: mmap on POSIX, plain reads on Windows.
+/* platform.c - file access: whole reads and guarded pread()s (see
+ * platform.h for why nothing is memory-mapped), POSIX and Windows.
  * Everything OS-specific in the engine is here and nowhere else. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -7,6 +8,18 @@
 
 #include <errno.h>
 #include <stdio.h>
+
+static char *dup_path(const char *path) {
+    size_t n = strlen(path) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, path, n);
+    return p;
+}
+
+static int changed(const tc_file *f, tc_error *err, const char *what) {
+    return tc_error_set(err, TC_ERR_IO, "%s: the file changed while open (%s); open it again",
+                        f->path ? f->path : "?", what);
+}
 
 #if defined(_WIN32)
 
@@ -30,21 +43,43 @@ int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) 
     int bad = ferror(fp);
     fclose(fp);
     if (bad) { tc_buf_free(&b); return tc_error_set(err, TC_ERR_IO, "%s: read error", path); }
-    f->data = b.data; f->len = b.len; f->mapped = 0;
+    f->data = b.data; f->len = b.len;
+    return TC_OK;
+}
+
+/* Windows: the file is read whole and the "guarded" reads copy from memory. */
+int tc_file_open_guarded(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
+    int r = tc_file_read(path, max_bytes, f, err);
+    if (r != TC_OK) return r;
+    f->path = dup_path(path);
+    if (!f->path) { tc_file_free(f); return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", path); }
+    return TC_OK;
+}
+
+int tc_file_check(const tc_file *f, tc_error *err) {
+    (void)f; (void)err;
+    return TC_OK;
+}
+
+int tc_file_pread(const tc_file *f, uint64_t off, void *buf, size_t n, tc_error *err) {
+    if (off > f->len || n > f->len - (size_t)off) return changed(f, err, "a read past its end");
+    if (n) memcpy(buf, f->data + off, n);
     return TC_OK;
 }
 
 void tc_file_free(tc_file *f) {
     free(f->data);
+    free(f->path);
     memset(f, 0, sizeof *f);
 }
 
 #else
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static long long st_mtime_ns(const struct stat *st) { return (long long)st->st_mtim.tv_nsec; }
 
 int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
     memset(f, 0, sizeof *f);
@@ -61,18 +96,113 @@ int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) 
         return tc_error_set(err, TC_ERR_LIMIT, "%s: %lld bytes, larger than the limit of %zu bytes",
                             path, (long long)st.st_size, max_bytes);
     }
-    size_t len = (size_t)st.st_size;
-    if (len == 0) { close(fd); f->data = NULL; f->len = 0; return TC_OK; }
-    void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    /* read() until the end: the size from fstat is only the first guess
+     * (the file may shrink or grow meanwhile); one byte more than the
+     * limit tells a file that grew past it. */
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf) { close(fd); return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory (%zu bytes)", path, cap); }
+    for (;;) {
+        if (len == cap) {
+            if (cap > max_bytes) {
+                free(buf); close(fd);
+                return tc_error_set(err, TC_ERR_LIMIT, "%s: grew past the limit of %zu bytes while read", path, max_bytes);
+            }
+            size_t ncap = cap > max_bytes - cap ? max_bytes + 1 : cap * 2;
+            uint8_t *nb = realloc(buf, ncap);
+            if (!nb) { free(buf); close(fd); return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", path); }
+            buf = nb; cap = ncap;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int e = errno; free(buf); close(fd);
+            return tc_error_set(err, TC_ERR_IO, "%s: read error: %s", path, strerror(e));
+        }
+        if (n == 0) break;
+        len += (size_t)n;
+    }
     close(fd);
-    if (p == MAP_FAILED) return tc_error_set(err, TC_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
-    f->data = p; f->len = len; f->mapped = 1;
+    if (len > max_bytes) {
+        free(buf);
+        return tc_error_set(err, TC_ERR_LIMIT, "%s: grew past the limit of %zu bytes while read", path, max_bytes);
+    }
+    if (len == 0) { free(buf); buf = NULL; }
+    f->data = buf; f->len = len;
+    return TC_OK;
+}
+
+int tc_file_open_guarded(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
+    memset(f, 0, sizeof *f);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return tc_error_set(err, TC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno; close(fd);
+        return tc_error_set(err, TC_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) { close(fd); return tc_error_set(err, TC_ERR_IO, "%s: not a regular file", path); }
+    if ((unsigned long long)st.st_size > (unsigned long long)max_bytes) {
+        close(fd);
+        return tc_error_set(err, TC_ERR_LIMIT, "%s: %lld bytes, larger than the limit of %zu bytes",
+                            path, (long long)st.st_size, max_bytes);
+    }
+    f->path = dup_path(path);
+    if (!f->path) { close(fd); return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", path); }
+    f->fd = fd;
+    f->guarded = 1;
+    f->len = (size_t)st.st_size;
+    f->mtime_s = (long long)st.st_mtime;
+    f->mtime_ns = st_mtime_ns(&st);
+    f->ino = (unsigned long long)st.st_ino;
+    f->dev = (unsigned long long)st.st_dev;
+    return TC_OK;
+}
+
+int tc_file_check(const tc_file *f, tc_error *err) {
+    if (!f->guarded) return TC_OK;  /* read whole: nothing can change under it */
+    struct stat st;
+    if (fstat(f->fd, &st) != 0) return changed(f, err, "cannot stat it");
+    if ((unsigned long long)st.st_size != (unsigned long long)f->len) {
+        char what[96];
+        snprintf(what, sizeof what, "now %lld bytes, %zu when opened", (long long)st.st_size, f->len);
+        return changed(f, err, what);
+    }
+    if ((long long)st.st_mtime != f->mtime_s || st_mtime_ns(&st) != f->mtime_ns)
+        return changed(f, err, "modified since it was opened");
+    if (stat(f->path, &st) == 0 && ((unsigned long long)st.st_ino != f->ino || (unsigned long long)st.st_dev != f->dev))
+        return changed(f, err, "replaced by another file");
+    return TC_OK;
+}
+
+int tc_file_pread(const tc_file *f, uint64_t off, void *buf, size_t n, tc_error *err) {
+    if (!f->guarded) {
+        if (off > f->len || n > f->len - (size_t)off) return changed(f, err, "a read past its end");
+        if (n) memcpy(buf, f->data + off, n);
+        return TC_OK;
+    }
+    int r = tc_file_check(f, err);
+    if (r != TC_OK) return r;
+    if (off > f->len || n > f->len - (size_t)off) return changed(f, err, "a read past its end");
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(f->fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            char what[96];
+            snprintf(what, sizeof what, "read error: %s", strerror(errno));
+            return changed(f, err, what);
+        }
+        if (k == 0) return changed(f, err, "it is shorter than when opened");
+        got += (size_t)k;
+    }
     return TC_OK;
 }
 
 void tc_file_free(tc_file *f) {
-    if (f->mapped && f->data) munmap(f->data, f->len);
-    else free(f->data);
+    free(f->data);
+    free(f->path);
+    if (f->guarded) close(f->fd);
     memset(f, 0, sizeof *f);
 }
 

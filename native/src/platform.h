@@ -1,18 +1,41 @@
 /* platform.h - the only place with OS-specific calls (file reading).
- * POSIX and Windows implementations live in platform.c behind #ifdef. */
+ * POSIX and Windows implementations live in platform.c behind #ifdef.
+ *
+ * Nothing here memory-maps a file: a mapped file that another process
+ * shrinks (an editor or a training script saving in place) raises SIGBUS
+ * on the next touch of a page past its new end, which kills the process.
+ * Small files (tokenizers) are read whole; large ones (logits) are opened
+ * "guarded": the descriptor stays open and each use reads the bytes it
+ * needs with pread() after checking that the file is still the one that
+ * was opened, so a change is an error naming the file, never a signal. */
 #ifndef TC_PLATFORM_H
 #define TC_PLATFORM_H
 
 #include "common.h"
 
 typedef struct tc_file {
-    uint8_t *data;
-    size_t len;
-    int mapped;     /* 1 when memory-mapped (unmap on free) */
+    uint8_t *data;      /* tc_file_read: the whole file (owned); guarded: NULL */
+    size_t len;         /* bytes in the file (when read or opened) */
+    int mapped;         /* always 0 (kept for the callers that test it) */
+    int guarded;        /* 1: opened by tc_file_open_guarded (fd is open) */
+    int fd;             /* guarded: the open descriptor */
+    char *path;         /* guarded: a copy of the path, for messages */
+    long long mtime_s, mtime_ns;        /* guarded: as opened */
+    unsigned long long ino, dev;        /* guarded: as opened */
 } tc_file;
 
-/* Reads (or maps) a whole file. Limit: max_bytes (error beyond). */
+/* Reads a whole file into memory (read(), not a map). Limit: max_bytes
+ * (error beyond). A file that shrinks while it is read gives the bytes
+ * that were there; one that grows past max_bytes is an error. */
 int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err);
+/* Opens a file for guarded reads (f->data is NULL, f->len its size). */
+int tc_file_open_guarded(const char *path, size_t max_bytes, tc_file *f, tc_error *err);
+/* TC_OK when the guarded file has the size, mtime and inode it had when
+ * opened; else TC_ERR_IO with "<path>: the file changed while open ...". */
+int tc_file_check(const tc_file *f, tc_error *err);
+/* Checks, then copies n bytes at offset off into buf. A short read (the
+ * file shrank between the check and the read) is the same error. */
+int tc_file_pread(const tc_file *f, uint64_t off, void *buf, size_t n, tc_error *err);
 void tc_file_free(tc_file *f);
 
 #endif

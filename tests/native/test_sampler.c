@@ -5,7 +5,7 @@
  *
  * Build (from the repository root):
  *   gcc -std=c11 -Wall -Wextra -Werror -O2 -Inative/src tests/native/test_sampler.c \
- *       native/src/sampler.c native/src/logits.c native/src/common.c -lm -o /tmp/test_sampler
+ *       native/src/sampler.c native/src/logits.c native/src/platform.c native/src/common.c -lm -o /tmp/test_sampler
  * Prints "N passed, M failed"; exit status nonzero on any failure.
  */
 #include <math.h>
