@@ -133,3 +133,36 @@ def test_regex_step_limit_is_per_byte_not_a_hang(tmp_path: Path) -> None:
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_long_tokens_in_a_tiktoken_file_load_in_linear_time(tmp_path: Path) -> None:
+    """Merge recovery of one token was quadratic in its length (a scan for
+    the lowest-rank pair per step): 10 tokens of 64 KiB added ~10 s to a
+    0.1 s load. The extra time must stay of the order of the base load."""
+    import base64
+    import random
+
+    from conftest import cl100k_tiktoken_path
+
+    src = cl100k_tiktoken_path().read_bytes()
+    maxrank = max(int(line.split()[1]) for line in src.splitlines() if line)
+    rng = random.Random(5)
+    extra = b"".join(base64.b64encode(bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(65536)))
+                     + b" %d\n" % (maxrank + 1 + i) for i in range(10))
+    base, big = tmp_path / "base.tiktoken", tmp_path / "big.tiktoken"
+    base.write_bytes(src)
+    big.write_bytes(src + extra)
+
+    def load_seconds(p: Path) -> float:
+        t = time.perf_counter()
+        tok = Tokenizer.from_file(p, preset="cl100k")
+        dt = time.perf_counter() - t
+        assert tok.vocab_size >= maxrank + 1
+        return dt
+
+    t_base = min(load_seconds(base) for _ in range(2))
+    t_big = load_seconds(big)
+    assert t_big - t_base < 5 * t_base + 1.0, f"10 tokens of 64 KiB: {t_big:.2f} s against {t_base:.2f} s without them"
+    tok = Tokenizer.from_file(big, preset="cl100k")
+    long_text = base64.b64decode(extra.split(b" ")[0]).decode()
+    assert tok.decode(tok.encode(long_text).ids.tolist()) == long_text
