@@ -4,6 +4,11 @@
                     [--step I] --preset ds4|llama.cpp|kestrel|hf|custom [--temperature T] [--top-k K]
                     [--top-p P] [--min-p M] [--seed S] [--draws N] [--order a,b,..]
                     [--semantics stage=engine,..] [--json]
+
+Draws are streamed from the engine a million at a time: the text output prints every draw
+without holding them (memory stays flat for --draws up to 2^32-1). --json lists "draws" up to
+JSON_DRAWS_LIMIT; above it, "draws" is left out and "draw_counts" ({id: count} of the ids drawn),
+"draws_first" (the first 1,000 draws) and "n_draws" say what was drawn.
 """
 
 from __future__ import annotations
@@ -14,8 +19,12 @@ import sys
 
 import numpy as np
 
-from ..sampling.sampler import LOGITS_FORMATS, open_logits, sample
+from ..sampling.sampler import LOGITS_FORMATS, open_logits, sample, sample_counts
 from ..sampling.settings import PRESETS, SamplerSettings
+
+JSON_DRAWS_LIMIT = 1_000_000   # --json: above this many draws, counts instead of the list
+TEXT_STREAM_FROM = 100_000     # text: from this many draws, streamed (two passes of the engine's RNG)
+FIRST_KEPT = 1000
 
 
 def _settings(args: argparse.Namespace) -> SamplerSettings:
@@ -42,16 +51,33 @@ def _sample(args: argparse.Namespace) -> int:
     src = open_logits(args.logits, vocab, args.format)
     row = np.array(src.row(args.step), dtype=np.float32)
     s = _settings(args)
-    res, d = sample(row, s, args.draws)
+    n = args.draws
+    if n < 0:
+        raise ValueError("--draws must be >= 0")
     if args.json:
+        if n <= JSON_DRAWS_LIMIT:
+            res, d = sample(row, s, n)
+            draws: dict[str, object] = {"draws": d.ids.tolist()}
+            before, after = d.rng_before, d.rng_after
+        else:
+            res, c = sample_counts(row, s, n, keep=FIRST_KEPT)
+            draws = {"n_draws": n, "draws_first": c.first.tolist(),
+                     "draw_counts": {str(int(i)): int(k) for i, k in zip(c.ids, c.counts)}}
+            before, after = c.rng_before, c.rng_after
         out = {"preset": res.preset, "greedy": res.greedy,
                "stages": [{"name": st.name, "ids": st.ids.tolist(), "probs": st.probs.tolist(), "kept": st.kept,
                            "kept_mass": st.kept_mass, "entropy_bits": st.entropy_bits, "cutoff": st.cutoff}
                           for st in res.stages],
-               "draws": d.ids.tolist(), "rng_before": d.rng_before, "rng_after": d.rng_after, "notes": res.notes,
+               **draws, "rng_before": before, "rng_after": after, "notes": res.notes,
                "source": src.label, "step": args.step}
         print(json.dumps(out))
         return 0
+    if n < TEXT_STREAM_FROM:
+        res, d = sample(row, s, n)
+        before, after = d.rng_before, d.rng_after
+    else:   # the stages and the RNG's end state first (they print before the draws), then the draws again
+        res, c = sample_counts(row, s, n, chunk=1 << 20)
+        before, after = c.rng_before, c.rng_after
     info = PRESETS[res.preset]
     print(f"{src.label}, step {args.step}; preset {res.preset}{' (greedy)' if res.greedy else ''}"
           f"{'' if info.reproducible else ' (draw not reproducible)'}")
@@ -63,10 +89,20 @@ def _sample(args: argparse.Namespace) -> int:
             print(f"    id {int(st.ids[i]):<8} p {st.probs[i]:.6f}")
         if st.kept > len(top):
             print(f"    ... {st.kept - len(top)} more")
-    print(f"rng before: {d.rng_before}\nrng after:  {d.rng_after}")
-    print("draws:", " ".join(str(int(x)) for x in d.ids))
-    for n in res.notes:
-        print(f"note: {n}")
+    print(f"rng before: {before}\nrng after:  {after}")
+    if n < TEXT_STREAM_FROM:
+        print("draws:", " ".join(str(int(x)) for x in d.ids))
+    else:
+        out_w = sys.stdout
+        out_w.write("draws:")
+
+        def put(ids: np.ndarray) -> None:
+            out_w.write(" " + " ".join(map(str, ids.tolist())))
+
+        sample_counts(row, s, n, on_chunk=put, chunk=1 << 16)
+        out_w.write("\n")
+    for note in res.notes:
+        print(f"note: {note}")
     return 0
 
 
@@ -84,7 +120,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sp.add_argument("--top-p", type=float, default=0.95)
     sp.add_argument("--min-p", type=float, default=0.05)
     sp.add_argument("--seed", type=int, default=42)
-    sp.add_argument("--draws", type=int, default=1, help="draws in a row from one RNG seeded once")
+    sp.add_argument("--draws", type=int, default=1,
+                    help="draws in a row from one RNG seeded once; streamed, so any count up to 2^32-1 runs in "
+                    "flat memory; "
+                    f"--json lists them up to {JSON_DRAWS_LIMIT:,}, above that it gives draw_counts "
+                    "({id: count}), draws_first (the first 1,000) and n_draws instead of draws")
     sp.add_argument("--order", help="custom: stage order, e.g. temperature,top_k,top_p,min_p")
     sp.add_argument("--semantics", help="custom: per-stage engine rule, e.g. top_p=llama.cpp,min_p=ds4")
     sp.add_argument("--json", action="store_true")

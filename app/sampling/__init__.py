@@ -10,6 +10,7 @@ Does not: draw plots (window/ and widgets/ do), or tokenize (the demo asks core.
 
 from .sampler import (
     LOGITS_FORMATS,
+    DrawCounts,
     Draws,
     FileChangedError,
     LogitsSource,
@@ -21,9 +22,10 @@ from .sampler import (
     open_logits,
     run_stages,
     sample,
+    sample_counts,
 )
 from .settings import PRESETS, SEMANTICS, STAGES, PresetInfo, SamplerSettings
 
-__all__ = ["LOGITS_FORMATS", "PRESETS", "SEMANTICS", "STAGES", "Draws", "FileChangedError", "LogitsSource",
-           "PresetInfo", "SampleResult", "SamplerSettings", "Stage", "chi_square", "draw", "empirical", "open_logits",
-           "run_stages", "sample"]
+__all__ = ["LOGITS_FORMATS", "PRESETS", "SEMANTICS", "STAGES", "DrawCounts", "Draws", "FileChangedError",
+           "LogitsSource", "PresetInfo", "SampleResult", "SamplerSettings", "Stage", "chi_square", "draw", "empirical",
+           "open_logits", "run_stages", "sample", "sample_counts"]

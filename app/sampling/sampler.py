@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +110,55 @@ def _result(raw: dict) -> SampleResult:
               for name, ids, probs, mass, h, kept, cut in raw["stages"]]
     notes = [x for x in raw["notes"].split("\n") if x]
     return SampleResult(raw["preset"], stages, bool(raw["greedy"]), notes)
+
+
+DRAW_CHUNK = 1 << 20   # draws per piece when streaming (4 MiB of ids)
+
+
+@dataclass
+class DrawCounts:
+    """n draws counted without holding them: ids (ascending) drawn at least once and their counts."""
+
+    n: int
+    ids: np.ndarray          # int64, ascending
+    counts: np.ndarray       # int64, same order
+    first: np.ndarray        # int32: the first `keep` draws in order
+    rng_before: str
+    rng_after: str
+
+
+def sample_counts(logits_row: np.ndarray, s: SamplerSettings, n: int,
+                  on_chunk: Callable[[np.ndarray], None] | None = None, keep: int = 0,
+                  chunk: int = DRAW_CHUNK) -> tuple[SampleResult, DrawCounts]:
+    """run_stages and n draws (the same as sample's) streamed from the engine `chunk` at a time: each
+    piece goes to on_chunk (in order) and into a histogram, so memory stays flat for any n (< 2^32)."""
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    row = _row(logits_row)
+    hist = np.zeros(row.size, dtype=np.int64)
+    first: list[np.ndarray] = []
+    kept = 0
+
+    def take(piece: bytes) -> None:
+        nonlocal hist, kept
+        ids = np.frombuffer(piece, dtype=np.int32)
+        if ids.size and int(ids.max()) >= hist.size:
+            hist = np.concatenate([hist, np.zeros(int(ids.max()) + 1 - hist.size, dtype=np.int64)])
+        hist += np.bincount(ids, minlength=hist.size)
+        if kept < keep:
+            first.append(ids[: keep - kept].copy())
+            kept += len(first[-1])
+        if on_chunk is not None:
+            on_chunk(ids)
+
+    _check(s)
+    order = ",".join(s.order if s.order is not None else STAGES) if s.preset == "custom" else ""
+    sem = ",".join(f"{k}={v}" for k, v in (s.semantics or {}).items()) if s.preset == "custom" else ""
+    raw = _tokcore.sampler_run(row, s.preset, float(s.temperature), int(s.top_k), float(s.top_p), float(s.min_p),
+                               int(s.seed), order, sem, int(n), int(chunk), take)
+    nz = np.flatnonzero(hist)
+    firsts = np.concatenate(first) if first else np.zeros(0, dtype=np.int32)
+    return _result(raw), DrawCounts(n, nz.astype(np.int64), hist[nz], firsts, raw["rng_before"], raw["rng_after"])
 
 
 def draw(logits_row: np.ndarray, s: SamplerSettings, n: int = 1) -> Draws:

@@ -568,9 +568,12 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     float T, tp, mp;
     int top_k;
     unsigned long long seed;
-    Py_ssize_t n_draws;
-    if (!PyArg_ParseTuple(args, "y*sfiffKssn", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &n_draws))
+    Py_ssize_t n_draws, chunk = 0;
+    PyObject *callback = Py_None;
+    if (!PyArg_ParseTuple(args, "y*sfiffKssn|nO", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &n_draws,
+                          &chunk, &callback))
         return NULL;
+    const int stream = callback != Py_None;
     tc_sampler_params p;
     memset(&p, 0, sizeof p);
     p.temperature = T; p.top_k = top_k; p.top_p = tp; p.min_p = mp; p.seed = seed;
@@ -581,7 +584,14 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "logits: need 1..2^31-1 float32 values (%zd bytes)", b.len);
         goto out;
     }
-    if (n_draws < 0 || n_draws > 100000000) { PyErr_Format(PyExc_ValueError, "n_draws %zd out of range", n_draws); goto out; }
+    if (n_draws < 0 || (!stream && n_draws > 100000000) || (unsigned long long)n_draws > UINT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "n_draws %zd out of range", n_draws);
+        goto out;
+    }
+    if (stream && (!PyCallable_Check(callback) || chunk <= 0 || chunk > (1 << 24))) {
+        PyErr_SetString(PyExc_ValueError, "streaming draws need a callable and a chunk of 1..2^24 draws");
+        goto out;
+    }
     if (tc_sampler_preset_from_name(preset, &p.preset) != 0) { PyErr_Format(PyExc_ValueError, "unknown preset %s", preset); goto out; }
     int no = split_names(order, stage_lookup, idx, 4);
     if (no < 0) { PyErr_Format(PyExc_ValueError, "bad stage order %s", order); goto out; }
@@ -593,13 +603,36 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     tc_sresult r;
     tc_error err = {0};
     tc_draw_state st;
-    int32_t *draws = malloc((size_t)(n_draws ? n_draws : 1) * sizeof *draws);
+    /* streaming: one RNG, chunk draws at a time handed to callback(bytes), never all of them at once */
+    const Py_ssize_t held = stream ? (chunk < n_draws ? chunk : n_draws) : n_draws;
+    int32_t *draws = malloc((size_t)(held ? held : 1) * sizeof *draws);
     if (!draws) { PyErr_NoMemory(); goto out; }
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = tc_sampler_run((const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
-    if (rc == TC_OK) rc = tc_sampler_draw(&r, &p, (uint32_t)n_draws, draws, &st, &err);
+    if (rc == TC_OK && !stream) rc = tc_sampler_draw(&r, &p, (uint32_t)n_draws, draws, &st, &err);
     Py_END_ALLOW_THREADS
+    if (rc == TC_OK && stream) {
+        tc_draw_rng g;
+        rc = tc_draw_rng_init(&g, &r, &p, &err);
+        if (rc == TC_OK) {
+            tc_draw_rng_text(&g, st.before, sizeof st.before);
+            for (Py_ssize_t done = 0; done < n_draws;) {
+                const Py_ssize_t k = n_draws - done < chunk ? n_draws - done : chunk;
+                Py_BEGIN_ALLOW_THREADS
+                tc_draw_next(&r, &g, (uint32_t)k, draws);
+                Py_END_ALLOW_THREADS
+                PyObject *piece = PyBytes_FromStringAndSize((const char *)draws, k * (Py_ssize_t)sizeof *draws);
+                PyObject *ret = piece ? PyObject_CallOneArg(callback, piece) : NULL;
+                Py_XDECREF(piece);
+                if (!ret) { tc_draw_rng_free(&g); tc_sresult_free(&r); free(draws); goto out; }
+                Py_DECREF(ret);
+                done += k;
+            }
+            tc_draw_rng_text(&g, st.after, sizeof st.after);
+            tc_draw_rng_free(&g);
+        }
+    }
     if (rc != TC_OK) {
         if (rc == TC_ERR_NOMEM) PyErr_NoMemory();
         else PyErr_Format(PyExc_ValueError, "%s", err.msg);
@@ -619,7 +652,7 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     if (stages)
         res = Py_BuildValue("{s:s,s:N,s:O,s:s,s:y#,s:s,s:s}", "preset", tc_sampler_preset_name(r.preset), "stages", stages,
                             "greedy", r.greedy ? Py_True : Py_False, "notes", r.notes, "draws", (const char *)draws,
-                            (Py_ssize_t)(n_draws * (Py_ssize_t)sizeof(int32_t)), "rng_before", st.before, "rng_after", st.after);
+                            stream ? (Py_ssize_t)0 : (Py_ssize_t)(n_draws * (Py_ssize_t)sizeof(int32_t)), "rng_before", st.before, "rng_after", st.after);
     tc_sresult_free(&r);
     free(draws);
 out:
@@ -697,7 +730,7 @@ static PyObject *mod_logits_open(PyObject *mod, PyObject *args) {
 }
 
 static PyMethodDef mod_methods[] = {
-    {"sampler_run", mod_sampler_run, METH_VARARGS, "sampler_run(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, n_draws) -> dict"},
+    {"sampler_run", mod_sampler_run, METH_VARARGS, "sampler_run(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, n_draws[, chunk, callback]) -> dict"},
     {"rng_outputs", mod_rng_outputs, METH_VARARGS, "rng_outputs(kind, seed, n) -> list (for known-answer tests)"},
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
     {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},

@@ -1484,28 +1484,39 @@ static void rng_text(char *dst, size_t cap, tc_sampler_preset preset, uint64_t x
     else snprintf(dst, cap, "xorshift64* 0x%016llx", (unsigned long long)x64);
 }
 
-int tc_sampler_draw(const tc_sresult *r, const tc_sampler_params *p, uint32_t n_draws, int32_t *out,
-                    tc_draw_state *st, tc_error *err) {
-    const tc_splan *pl = &r->plan;
-    uint64_t x = p->seed;
-    tc_mt19937 *mt = NULL;
-    tc_glibc_rand gr;
-    memset(&gr, 0, sizeof gr);
+int tc_draw_rng_init(tc_draw_rng *g, const tc_sresult *r, const tc_sampler_params *p, tc_error *err) {
+    memset(g, 0, sizeof *g);
+    g->x = p->seed;
+    g->seed = p->seed;
+    g->preset = r->preset;
     if (r->preset == TC_SP_LLAMA) {
-        mt = malloc(sizeof *mt);
-        if (!mt) return tc_error_set(err, TC_ERR_NOMEM, "sampler: out of memory");
-        tc_mt19937_seed(mt, (uint32_t)p->seed);
+        g->mt = malloc(sizeof *g->mt);
+        if (!g->mt) return tc_error_set(err, TC_ERR_NOMEM, "sampler: out of memory");
+        tc_mt19937_seed(g->mt, (uint32_t)p->seed);
     } else if (r->preset == TC_SP_KESTREL) {
-        tc_glibc_srand(&gr, (uint32_t)p->seed);
+        tc_glibc_srand(&g->gr, (uint32_t)p->seed);
     }
-    if (st) rng_text(st->before, sizeof st->before, r->preset, x, mt, &gr, p->seed);
+    return TC_OK;
+}
+
+void tc_draw_rng_text(const tc_draw_rng *g, char *dst, size_t cap) {
+    rng_text(dst, cap, g->preset, g->x, g->mt, &g->gr, g->seed);
+}
+
+void tc_draw_rng_free(tc_draw_rng *g) {
+    free(g->mt);
+    g->mt = NULL;
+}
+
+void tc_draw_next(const tc_sresult *r, tc_draw_rng *g, uint32_t n_draws, int32_t *out) {
+    const tc_splan *pl = &r->plan;
     for (uint32_t d = 0; d < n_draws; d++) {
         int32_t id = pl->fixed;
         switch (pl->kind) {
         case TC_DRAW_FIXED: break;
         case TC_DRAW_DS4: {
             /* ds4.c: r = sample_rng_f32(rng) * filtered_sum; r -= probs[i]; r <= 0 -> ids[i] */
-            float rr = tc_xorshift64s_f32(&x) * pl->fsum;
+            float rr = tc_xorshift64s_f32(&g->x) * pl->fsum;
             for (uint32_t i = 0; i < pl->n; i++) {
                 rr -= pl->fw[i];
                 if (rr <= 0.0f) { id = pl->ids[i]; break; }
@@ -1514,7 +1525,7 @@ int tc_sampler_draw(const tc_sresult *r, const tc_sampler_params *p, uint32_t n_
         }
         case TC_DRAW_LLAMA: {
             if (pl->llama_no_rng) { id = pl->ids[0]; break; }
-            const double rnd = tc_mt19937_canonical(mt);
+            const double rnd = tc_mt19937_canonical(g->mt);
             const double tgt = pl->dsum * rnd;
             double run = 0.0;
             for (uint32_t i = 0; i < pl->n; i++) {
@@ -1526,7 +1537,7 @@ int tc_sampler_draw(const tc_sresult *r, const tc_sampler_params *p, uint32_t n_
         case TC_DRAW_KESTREL: {
             /* (float)rand() / (float)RAND_MAX * sum; ids without probability add 0
              * to the float cumsum, so only their "r <= cumsum" test is replayed */
-            const float rr = (float)tc_glibc_rand_next(&gr) / (float)2147483647 * pl->fsum;
+            const float rr = (float)tc_glibc_rand_next(&g->gr) / (float)2147483647 * pl->fsum;
             float cum = 0.0f;
             uint32_t next = 0;   /* first id not yet tested */
             int found = 0;
@@ -1540,7 +1551,7 @@ int tc_sampler_draw(const tc_sresult *r, const tc_sampler_params *p, uint32_t n_
             break;
         }
         case TC_DRAW_GENERIC: {
-            const double u = (double)(tc_xorshift64s_next(&x) >> 11) * 0x1.0p-53;
+            const double u = (double)(tc_xorshift64s_next(&g->x) >> 11) * 0x1.0p-53;
             const double tgt = u * pl->dsum;
             double cum = 0.0;
             for (uint32_t i = 0; i < pl->n; i++) {
@@ -1552,7 +1563,16 @@ int tc_sampler_draw(const tc_sresult *r, const tc_sampler_params *p, uint32_t n_
         }
         out[d] = id;
     }
-    if (st) rng_text(st->after, sizeof st->after, r->preset, x, mt, &gr, p->seed);
-    free(mt);
+}
+
+int tc_sampler_draw(const tc_sresult *r, const tc_sampler_params *p, uint32_t n_draws, int32_t *out,
+                    tc_draw_state *st, tc_error *err) {
+    tc_draw_rng g;
+    int rc = tc_draw_rng_init(&g, r, p, err);
+    if (rc != TC_OK) return rc;
+    if (st) tc_draw_rng_text(&g, st->before, sizeof st->before);
+    tc_draw_next(r, &g, n_draws, out);
+    if (st) tc_draw_rng_text(&g, st->after, sizeof st->after);
+    tc_draw_rng_free(&g);
     return TC_OK;
 }

@@ -152,4 +152,19 @@ typedef struct tc_draw_state {
 int tc_sampler_draw(const tc_sresult *r, const tc_sampler_params *p, uint32_t n_draws, int32_t *out,
                     tc_draw_state *st, tc_error *err);
 
+/* The same draws in pieces: one RNG seeded once (init), then any number of
+ * tc_draw_next calls continue the sequence (n draws each into out), so a
+ * caller can stream 10^8 draws through a small buffer. rng_text describes
+ * the state as tc_draw_state does. Free with tc_draw_rng_free. */
+typedef struct tc_draw_rng {
+    uint64_t x, seed;
+    tc_mt19937 *mt;
+    tc_glibc_rand gr;
+    tc_sampler_preset preset;
+} tc_draw_rng;
+int tc_draw_rng_init(tc_draw_rng *g, const tc_sresult *r, const tc_sampler_params *p, tc_error *err);
+void tc_draw_next(const tc_sresult *r, tc_draw_rng *g, uint32_t n_draws, int32_t *out);
+void tc_draw_rng_text(const tc_draw_rng *g, char *dst, size_t cap);
+void tc_draw_rng_free(tc_draw_rng *g);
+
 #endif
