@@ -1092,6 +1092,23 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         pl->n_vocab = n;
         if (nl == 0)
             note(r, "kestrel: no probability left (banned or cut): the sum is 0, so r = 0 <= cumsum and the draw returns id 0");
+        /* NaN sum: r = (float)rand() / RAND_MAX * sum is NaN, no "r <= cumsum" holds,
+         * and sample_token_pk returns its fallback argmax (best = 0; logits[i] >
+         * logits[best]), which need not be a final candidate: with logits[0] NaN no
+         * logit compares greater, so it is id 0. Checked against the engine:
+         * m13253246268-ship-it/kestrel-llm src/core/vllm_transformer.c,
+         * sample_token_pk at commit fe0b3fe9b2ba53cd1f2127bf57c74f1aa6353f39 ("Fallback:
+         * argmax" after the cumsum loop). The emulation draws the same id on purpose. */
+        if (isnan(s2)) {
+            int in_final = 0;
+            for (uint32_t j = 0; j < nl; j++) in_final |= L[j] == argmax;
+            note(r,
+                     "kestrel: the final sum is NaN, so r is NaN, no r <= cumsum holds and every draw is the engine's "
+                     "argmax fallback (best = 0; logits[i] > logits[best]): id %d%s%s; the engine does the same "
+                     "(vllm_transformer.c sample_token_pk)",
+                     (int)argmax, in_final ? "" : ", which is not a final candidate",
+                     argmax == 0 && isnan(lg[0]) ? " (logits[0] is NaN: no logit compares greater, so it stays at id 0)" : "");
+        }
         pl->kind = TC_DRAW_KESTREL;
         pl->fixed = argmax;
     }

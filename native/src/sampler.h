@@ -92,7 +92,7 @@ typedef struct tc_sampler_params {
 
 #define TC_SAMPLER_MAX_STAGES 8
 #define TC_SAMPLER_CUTOFF_MAX 200
-#define TC_SAMPLER_NOTES_MAX 1200
+#define TC_SAMPLER_NOTES_MAX 2048
 
 typedef struct tc_sstage {
     char name[16];          /* "input", "temperature", "top_k", "top_p", "min_p", "ban" */
