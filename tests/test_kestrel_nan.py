@@ -69,3 +69,39 @@ def test_sample_command_says_why(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "draws: 0 0 0" in r.stdout
     assert "note: kestrel: the final sum is NaN" in r.stdout and "not a final candidate" in r.stdout
+
+
+def test_sampling_tab_draws_the_fallback_and_says_why(qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from tokinspect.widgets.main_window import MainWindow
+
+    errors: list[str] = []
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda parent, title, msg, *a, **k: errors.append(msg)))
+    w = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.show()
+    w.open_default()
+    qtbot.waitUntil(lambda: w.doc.tokenizer is not None, timeout=20_000)
+    w.tabs.setCurrentWidget(w.sampling)
+    x = np.full(w.doc.tokenizer.vocab_size, -5.0, dtype=np.float32)
+    x[42], x[0] = 3.0, np.nan
+    path = tmp_path / "nan0.npy"
+    np.save(path, x)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
+    pane, m = w.sampling.pane, w.sampling_model
+    pane.open_button.click()
+    qtbot.waitUntil(lambda: m.source is not None and "nan0.npy" in m.source.label and not m.busy, timeout=20_000)
+    pane.preset.setCurrentText("kestrel")
+    pane.top_k.setValue(1)
+    qtbot.waitUntil(lambda: m.view is not None and m.view.result.preset == "kestrel" and not m.busy, timeout=20_000)
+    pane.draw_n.setValue(100)
+    with qtbot.waitSignal(m.drew, timeout=20_000):
+        pane.draw_n_button.click()
+    d = m.draw_view
+    assert set(d.draws.ids.tolist()) == {0} and not errors
+    assert "outside the final candidates" in pane.draw_label.text() and "fallback" in pane.draw_label.text()

@@ -298,7 +298,11 @@ class SamplingModel(QObject):
         def work(ev: threading.Event, gen: int) -> DrawView:
             r, d = sample(src.row(step), s, n)        # stages and draws from one sampler pass
             final = r.stages[-1]
-            counts = empirical(d.ids, final)
+            # a draw outside the final candidates is an engine's documented fallback (kestrel's argmax when
+            # the sum is NaN: see the notes); it is counted apart instead of failing the histogram
+            inside = np.isin(d.ids, final.ids)
+            outside = int((~inside).sum())
+            counts = empirical(d.ids[inside], final)
             stat, dof, p = chi_square(counts, final.probs)
             first = int(d.ids[0])
             hit = np.nonzero(final.ids == first)[0]
@@ -307,6 +311,9 @@ class SamplingModel(QObject):
             pos = {int(i): k for k, i in enumerate(final.ids.tolist())}
             observed = np.array([counts[pos[int(i)]] for i in ids], dtype=np.float64) / max(n, 1)
             label = f"{first} {token_label(tok, first, 24)!r} (p = {prob:.4f})"
+            if outside:
+                why = next((x for x in r.notes if "fallback" in x), "an engine fallback")
+                label += f"; {outside:,} draw(s) outside the final candidates ({why})"
             return DrawView(n, d, label, ids, [token_label(tok, int(i)) for i in ids], probs, observed, stat, dof, p)
 
         self._drawer.submit(work)
