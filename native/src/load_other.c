@@ -630,6 +630,18 @@ tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset
     tc_vbin vb;
     memset(&vb, 0, sizeof vb);
     if (tc_vbin_parse(data, len, &vb, err) != TC_OK) return NULL;   /* its messages start with "vocab.bin: " */
+    /* subtle: the board reads N entries and ignores the rest, so a file
+     * whose N is smaller than its entries "works" there with a cut
+     * vocabulary; the host and the board (tokcore) refuse it here, alike */
+    if (vb.trailing > TC_VBIN_MAX_TRAILING) {
+        size_t end = len - vb.trailing;
+        uint32_t n = vb.n;
+        tc_vbin_free(&vb);
+        tc_error_set(err, TC_ERR_FORMAT,
+                     "vocab.bin: N = %u at offset 0, but %zu bytes follow the last of those entries (offset %zu): the file holds more entries than N says (at most %u trailing bytes are accepted)",
+                     n, len - end, end, TC_VBIN_MAX_TRAILING);
+        return NULL;
+    }
     tc_tokenizer *tok = tc_tokenizer_new();
     uint32_t *ranks = NULL, *offs = NULL, *lens = NULL;
     uint8_t *roles = NULL;

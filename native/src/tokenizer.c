@@ -8,6 +8,7 @@
  */
 #include "added.h"
 #include "unicode.h"
+#include <stdio.h>
 
 tc_tokenizer *tc_tokenizer_new(void) {
     tc_tokenizer *t = calloc(1, sizeof *t);
@@ -197,9 +198,37 @@ int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n,
     return rebuild_added(tok, err);
 }
 
+/* Bytes named in a coverage error before "and N more". */
+#define TC_MISSING_BYTES_LISTED 12
+
+/* A byte-level model encodes every text as its bytes' tokens merged, so a
+ * byte with no single-byte token would be dropped from the ids without a
+ * word (a rank file missing "e" encoded "Hello" as "Hllo"). Refused at
+ * load, naming the bytes; byte_fallback models have their own rule. */
+static int check_byte_coverage(const tc_tokenizer *tok, tc_error *err) {
+    if (!tok->byte_level || tok->model.byte_fallback) return TC_OK;
+    char list[TC_MISSING_BYTES_LISTED * 10 + 32];
+    size_t o = 0;
+    int missing = 0;
+    for (int b = 0; b < 256; b++) {
+        if (tok->model.byte_ids[b] >= 0) continue;
+        if (missing < TC_MISSING_BYTES_LISTED) {
+            int w = b >= 0x21 && b <= 0x7E && b != '\'' ? snprintf(list + o, sizeof list - o, "%s0x%02X '%c'", missing ? ", " : "", b, b)
+                                                        : snprintf(list + o, sizeof list - o, "%s0x%02X", missing ? ", " : "", b);
+            if (w > 0 && (size_t)w < sizeof list - o) o += (size_t)w;
+        }
+        missing++;
+    }
+    if (!missing) return TC_OK;
+    if (missing > TC_MISSING_BYTES_LISTED) snprintf(list + o, sizeof list - o, " and %d more", missing - TC_MISSING_BYTES_LISTED);
+    return tc_error_set(err, TC_ERR_FORMAT, "the vocabulary has no token for the byte%s %s: text with %s would be lost",
+                        missing > 1 ? "s" : "", list, missing > 1 ? "them" : "it");
+}
+
 int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err) {
     int r = tc_model_init_bytes(tok, err);
     if (r != TC_OK) return r;
+    if ((r = check_byte_coverage(tok, err)) != TC_OK) return r;
     /* the indexes a loader built are ready (the handle is not shared yet) */
     if (tok->model.by_bytes.slots) atomic_store_explicit(&tok->ix_state[TC_IX_BYTES], TC_IX_READY, memory_order_release);
     if (tok->model.merges.slots) atomic_store_explicit(&tok->ix_state[TC_IX_MERGES], TC_IX_READY, memory_order_release);

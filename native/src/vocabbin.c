@@ -177,8 +177,7 @@ int tc_vbin_detect(const uint8_t *d, size_t size) {
     size_t end = 0;
     if (check_header(d, size, &n, NULL) != TC_OK) return 0;
     if ((size - TC_VBIN_HEADER_BYTES) / (TC_VBIN_ENTRY_HEADER_BYTES + 1) < n) return 0;   /* cannot hold N entries */
-    if (walk_entries(d, size, n, &end, NULL) != TC_OK) return 0;
-    return size - end <= TC_VBIN_DETECT_MAX_TRAILING;
+    return walk_entries(d, size, n, &end, NULL) == TC_OK;
 }
 
 /* Index and offset of the entry starting at file offset `target` (error

@@ -24,7 +24,7 @@
 #define TC_VBIN_HEADER_BYTES 4u         /* u32 N */
 #define TC_VBIN_ENTRY_HEADER_BYTES 6u   /* u32 id, u16 len */
 #define TC_VBIN_MAX_ENTRY_BYTES 65535u  /* u16 length field */
-#define TC_VBIN_DETECT_MAX_TRAILING 64u /* tc_vbin_detect tolerates this many bytes after the last entry */
+#define TC_VBIN_MAX_TRAILING 64u        /* tc_load_vocabbin accepts this many bytes after the last entry (more: N is too small) */
 
 typedef struct tc_vbin_entry {
     uint32_t off;      /* offset of the entry's bytes in data */
@@ -41,8 +41,9 @@ typedef struct tc_vbin {
 } tc_vbin;
 
 /* 1 if d[0..n) looks like a vocab.bin: 1 <= N <= TC_VBIN_MAX_ENTRIES, N
- * well-formed non-empty entries with ids < N, and at most
- * TC_VBIN_DETECT_MAX_TRAILING bytes after them. Allocates nothing. */
+ * well-formed non-empty entries with ids < N, whatever follows them (a
+ * file with more entries than N is a vocab.bin that tc_load_vocabbin
+ * refuses, with one message for the host and the board). Allocates nothing. */
 int tc_vbin_detect(const uint8_t *d, size_t n);
 
 /* Parses d[0..n) into *out (which points into d afterwards). Two passes:
