@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     # gcc: the extension; the rest: PySide6 under QT_QPA_PLATFORM=offscreen (tests/test_gui.py)
     pkgs=(gcc libc6-dev libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0)
-    # clang + libFuzzer runtime: tests/test_fuzz.py; valgrind: tests/test_valgrind.py
+    # clang + libFuzzer/TSan runtimes: tests/test_fuzz.py, tests/test_tsan.py; valgrind: tests/test_valgrind.py
     pkgs+=(clang libclang-rt-14-dev valgrind)
     # the test board (tests/boardfix.py): a real sshd, and an aarch64 board = static cross builds under qemu
     pkgs+=(openssh-server openssh-client qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross)

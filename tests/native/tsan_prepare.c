@@ -1,0 +1,156 @@
+/* tsan_prepare.c - the lazy encoder preparation (tc_prepare) from several
+ * threads at once, for ThreadSanitizer (tests/test_tsan.py builds it with
+ * -fsanitize=thread and fails on any report).
+ *
+ * Each round takes FRESH handles from the small tokenizers of the fuzz
+ * harnesses (tiny_tokenizers.h: a Qwen-style tokenizer.json, and the
+ * vocab.bin compiled from it, whose bpe merges are recovered on first use),
+ * then THREADS pthreads released together each run tc_prepare +
+ * tc_encode_ex for every encoder, in an order of their own, and compare the
+ * ids with a single-threaded reference. Exit 0 when all agree, 1 otherwise
+ * (TSan reports go to stderr and set their own exit code).
+ *
+ * Does not: test the encoders themselves (the fuzz harnesses and the parity
+ * tests do).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tokcore.h"
+#include "common.h"
+#include "vocabbin.h"
+#include "tiny_tokenizers.h"
+
+#define THREADS 4
+#define ROUNDS 6
+#define NENC 5
+
+static const char *const TEXTS[] = {
+    "Hello, world! naïve café 12345",
+    "def f(x):\n    return x  # comment\n",
+    "人人生而自由 <|endoftext|> tabs\tand  spaces",
+};
+#define NTEXTS (sizeof TEXTS / sizeof *TEXTS)
+
+typedef struct ref {           /* ids of each (encoder, text), single-threaded */
+    uint32_t *ids[NENC][NTEXTS];
+    size_t n[NENC][NTEXTS];
+    int ok[NENC];              /* the encoder prepares on this handle */
+} ref;
+
+typedef struct job {
+    tc_tokenizer *tok;
+    const ref *want;
+    pthread_barrier_t *start;
+    int first;                 /* the encoder this thread starts with */
+    int wrong;
+} job;
+
+static int encode_ids(const tc_tokenizer *tok, int enc, const char *text, tc_encoding *out) {
+    tc_error err = {0};
+    return tc_encode_ex(tok, (const uint8_t *)text, strlen(text), 1, (tc_encoder)enc, out, NULL, &err);
+}
+
+static void *worker(void *arg) {
+    job *j = arg;
+    tc_encoding e;
+    memset(&e, 0, sizeof e);
+    pthread_barrier_wait(j->start);
+    for (int step = 0; step < NENC; step++) {
+        int enc = (j->first + step) % NENC;
+        tc_error err = {0};
+        int ok = tc_prepare(j->tok, (tc_encoder)enc, &err) == TC_OK;
+        if (ok != j->want->ok[enc]) { j->wrong++; continue; }
+        if (!ok) continue;
+        for (size_t t = 0; t < NTEXTS; t++) {
+            if (encode_ids(j->tok, enc, TEXTS[t], &e) != TC_OK || e.n != j->want->n[enc][t] ||
+                memcmp(e.ids, j->want->ids[enc][t], e.n * sizeof *e.ids) != 0)
+                j->wrong++;
+        }
+    }
+    tc_encoding_free(&e);
+    return NULL;
+}
+
+static int reference(tc_tokenizer *tok, ref *r) {
+    memset(r, 0, sizeof *r);
+    tc_encoding e;
+    memset(&e, 0, sizeof e);
+    for (int enc = 0; enc < NENC; enc++) {
+        tc_error err = {0};
+        r->ok[enc] = tc_prepare(tok, (tc_encoder)enc, &err) == TC_OK;
+        for (size_t t = 0; r->ok[enc] && t < NTEXTS; t++) {
+            if (encode_ids(tok, enc, TEXTS[t], &e) != TC_OK) return -1;
+            r->n[enc][t] = e.n;
+            r->ids[enc][t] = malloc((e.n ? e.n : 1) * sizeof *e.ids);
+            if (!r->ids[enc][t]) return -1;
+            memcpy(r->ids[enc][t], e.ids, e.n * sizeof *e.ids);
+        }
+    }
+    tc_encoding_free(&e);
+    return 0;
+}
+
+static void ref_free(ref *r) {
+    for (int enc = 0; enc < NENC; enc++)
+        for (size_t t = 0; t < NTEXTS; t++) free(r->ids[enc][t]);
+}
+
+typedef tc_tokenizer *(*loader)(const tc_buf *vbin, tc_error *err);
+
+static tc_tokenizer *load_json(const tc_buf *vbin, tc_error *err) {
+    (void)vbin;
+    return tc_load_hf_json((const uint8_t *)TINY_QWEN_JSON, sizeof TINY_QWEN_JSON - 1, err);
+}
+
+static tc_tokenizer *load_vbin(const tc_buf *vbin, tc_error *err) {
+    return tc_load_vocabbin(vbin->data, vbin->len, TC_PRESET_QWEN2, err);
+}
+
+/* Returns the number of wrong results over all rounds, -1 on a setup failure. */
+static int run(const char *name, loader load, const tc_buf *vbin) {
+    tc_error err = {0};
+    tc_tokenizer *tok = load(vbin, &err);
+    if (!tok) { fprintf(stderr, "%s: %s\n", name, err.msg); return -1; }
+    ref want;
+    int rc = reference(tok, &want);
+    tc_free(tok);
+    if (rc != 0) { fprintf(stderr, "%s: reference failed\n", name); ref_free(&want); return -1; }
+    int wrong = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        tok = load(vbin, &err);
+        if (!tok) { fprintf(stderr, "%s: %s\n", name, err.msg); wrong = -1; break; }
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, THREADS);
+        pthread_t th[THREADS];
+        job jobs[THREADS];
+        for (int k = 0; k < THREADS; k++) {
+            jobs[k] = (job){tok, &want, &start, (k + round) % NENC, 0};
+            if (pthread_create(&th[k], NULL, worker, &jobs[k]) != 0) { fprintf(stderr, "pthread_create\n"); exit(2); }
+        }
+        for (int k = 0; k < THREADS; k++) {
+            pthread_join(th[k], NULL);
+            wrong += jobs[k].wrong;
+        }
+        pthread_barrier_destroy(&start);
+        tc_free(tok);
+    }
+    ref_free(&want);
+    printf("%s: %d wrong\n", name, wrong);
+    return wrong;
+}
+
+int main(void) {
+    tc_error err = {0};
+    tc_tokenizer *src = load_json(NULL, &err);
+    tc_buf vbin = {0};
+    if (!src || tc_vbin_compile(src, &vbin, NULL, &err) != TC_OK) { fprintf(stderr, "setup: %s\n", err.msg); return 2; }
+    tc_free(src);
+    int a = run("tokenizer.json", load_json, &vbin);
+    int b = run("vocab.bin", load_vbin, &vbin);
+    tc_buf_free(&vbin);
+    return a == 0 && b == 0 ? 0 : 1;
+}
