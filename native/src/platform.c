@@ -76,6 +76,7 @@ void tc_file_free(tc_file *f) {
 #else
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,6 +96,15 @@ int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) 
         close(fd);
         return tc_error_set(err, TC_ERR_LIMIT, "%s: %lld bytes, larger than the limit of %zu bytes",
                             path, (long long)st.st_size, max_bytes);
+    }
+    if ((size_t)st.st_size > TC_FILE_MAP_FROM) {
+        /* very large: mapped, so that a file refused from its first bytes (a
+         * 1 GB file that is not a tokenizer) costs no memory; see platform.h */
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) return tc_error_set(err, TC_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
+        f->data = p; f->len = (size_t)st.st_size; f->mapped = 1;
+        return TC_OK;
     }
     /* read() until the end: the size from fstat is only the first guess
      * (the file may shrink or grow meanwhile); one byte more than the
@@ -200,7 +210,8 @@ int tc_file_pread(const tc_file *f, uint64_t off, void *buf, size_t n, tc_error 
 }
 
 void tc_file_free(tc_file *f) {
-    free(f->data);
+    if (f->mapped && f->data) munmap(f->data, f->len);
+    else free(f->data);
     free(f->path);
     if (f->guarded) close(f->fd);
     memset(f, 0, sizeof *f);
