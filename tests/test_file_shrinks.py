@@ -118,7 +118,7 @@ def test_tokcore_sample_while_the_file_shrinks(tmp_path: Path, tokcore: str) -> 
     finally:
         stop.set()
         t.join()
-    assert a.shape == (256, 8192) and 0 in codes or 1 in codes
+    assert a.shape == (256, 8192) and len(codes) == 150
 
 
 def test_window_sampling_tab_on_a_truncated_npy() -> None:
