@@ -408,8 +408,10 @@ class MainWindow(QMainWindow):
         sha = str(info.get("sha256", ""))[:12]
         fmt = info.get("format", tok.format)
         tail = f"  ·  sha256 {sha}" if sha else ""
-        self.status_tok.setText(f"{tok.name}  ·  {fmt}  ·  vocab {tok.vocab_size:,}{tail}")
-        self.status_tok.setToolTip(str(info.get("path", "")))
+        notes = self.doc.compat_notes
+        warn = "  · ⚠ HF refuses this file" if notes else ""
+        self.status_tok.setText(f"{tok.name}  ·  {fmt}  ·  vocab {tok.vocab_size:,}{tail}{warn}")
+        self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *notes]).strip("\n"))
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
         self.audit_model.set_tokenizer(tok)
@@ -420,7 +422,9 @@ class MainWindow(QMainWindow):
 
     def _on_load_failed(self, path: str, msg: str) -> None:
         tok = self.doc.tokenizer
-        self.status_tok.setText(f"{tok.name}  ·  {tok.format}  ·  vocab {tok.vocab_size:,}" if tok else "no tokenizer")
+        warn = "  · ⚠ HF refuses this file" if tok and self.doc.compat_notes else ""
+        self.status_tok.setText(f"{tok.name}  ·  {tok.format}  ·  vocab {tok.vocab_size:,}{warn}"
+                                if tok else "no tokenizer")
         self._error("Could not open the tokenizer", f"{path}\n\n{msg}" if path else msg)
 
     def _on_analysis(self) -> None:

@@ -26,6 +26,13 @@ def _load(args: argparse.Namespace) -> Tokenizer:
     return Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset, config=args.config)
 
 
+def _warn_compat(tok: Tokenizer) -> None:
+    """One stderr line per thing HF tokenizers refuses in the file: it loads
+    here, but the runtime would reject it."""
+    for n in tok.compat_notes:
+        print(f"warning: {n}", file=sys.stderr)
+
+
 def _read_text(args: argparse.Namespace) -> str:
     if args.text is not None:
         return str(args.text)
@@ -85,6 +92,7 @@ def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: BinaryIO, out: 
 
 def cmd_encode(args: argparse.Namespace) -> int:
     tok = _load(args)
+    _warn_compat(tok)
     special = not args.no_special
     if args.jsonl:
         _jsonl(tok, special, args.encoder, sys.stdin.buffer, sys.stdout)
@@ -120,6 +128,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     tok = _load(args)
+    _warn_compat(tok)
     tr = tok.trace(_read_text(args), not args.no_special, args.encoder)
     name = tok.id_to_token
     if tr.normalized_changed:

@@ -134,6 +134,14 @@ class Tokenizer:
     def added_tokens(self) -> list[dict[str, object]]:
         return list(self._handle.added_tokens())
 
+    @property
+    def compat_notes(self) -> list[str]:
+        """What HF `tokenizers` refuses in the file this engine loaded anyway
+        ("HF tokenizers refuses this file: <path> at byte N: <why>"); empty
+        when HF loads it too, and for formats other than tokenizer.json."""
+        notes = json.loads(self._handle.describe()).get("hf_compat", [])
+        return [str(n) for n in notes]
+
     def describe(self) -> dict[str, object]:
         """Components, sizes and (for files) sha256 of the source."""
         info: dict[str, object] = json.loads(self._handle.describe())

@@ -122,6 +122,11 @@ class Document(QObject):
     def encoders_available(self) -> tuple[str, ...]:
         return ENCODERS
 
+    @property
+    def compat_notes(self) -> list[str]:
+        """What HF tokenizers refuses in the loaded file (describe's hf_compat)."""
+        return [str(n) for n in self.info.get("hf_compat", []) or []]
+
     def stats(self) -> stats.Stats | None:
         a = self.analysis
         return None if a is None else stats.compute(a.text, len(a.data), a.encoding)

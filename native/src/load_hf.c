@@ -10,6 +10,7 @@
  * Replace/ByteFallback/Fuse/Strip/Metaspace/Sequence.
  * Does not: truncation, padding, dropout (refused), other models.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "engine.h"
@@ -24,7 +25,74 @@ typedef struct ld {
     const char *src; size_t srclen;
     uint32_t ndup; int64_t dup_id;   /* vocabulary keys that occur twice (a damaged file), one example */
     uint32_t nspace; int64_t space_id; /* tokens with an ASCII space inside ("a b" merges cannot name them) */
+    tc_buf notes;      /* compatibility notes: JSON strings joined by commas */
+    uint32_t nnotes;   /* notes written to `notes` */
+    uint32_t nmore;    /* further places not written (over TC_HF_NOTES_MAX) */
 } ld;
+
+/* ---- compatibility notes -------------------------------------------------
+ * What this loader accepts but HF tokenizers 0.23.3 refuses (tested against
+ * it in tests/test_hf_compat.py): the file loads, and describe's "hf_compat"
+ * says where and why, so nobody ships a file the runtime will reject. */
+
+#define TC_HF_NOTES_MAX 16
+
+/* s as a JSON string; invalid UTF-8 (a key cut by %.60s) becomes U+FFFD so
+ * the describe JSON stays valid. */
+static int json_str_append(tc_buf *b, const char *s) {
+    const uint8_t *u = (const uint8_t *)s;
+    size_t n = strlen(s);
+    int bad = tc_buf_append(b, "\"", 1);
+    for (size_t i = 0; i < n && !bad;) {
+        int ul = 1;
+        uint32_t cp = tc_utf8_decode(u, n, i, &ul);
+        char esc[8];
+        if (cp >= TC_CP_INVALID_BASE) bad |= tc_buf_append(b, "\xEF\xBF\xBD", 3);
+        else if (cp == '"' || cp == '\\') { esc[0] = '\\'; esc[1] = (char)cp; bad |= tc_buf_append(b, esc, 2); }
+        else if (cp < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp); bad |= tc_buf_append(b, esc, 6); }
+        else bad |= tc_buf_append(b, u + i, (size_t)ul);
+        i += (size_t)ul;
+    }
+    return bad | tc_buf_append(b, "\"", 1);
+}
+
+static int note(ld *L, const tc_json *v, const char *path, const char *why) {
+    if (L->nnotes >= TC_HF_NOTES_MAX) { L->nmore++; return 0; }
+    char text[TC_ERRMSG_MAX];
+    snprintf(text, sizeof text, "HF tokenizers refuses this file: %s at byte %u: %s", path, v ? v->offset : 0, why);
+    if ((L->nnotes && tc_buf_append(&L->notes, ",", 1)) || json_str_append(&L->notes, text))
+        return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    L->nnotes++;
+    return 0;
+}
+
+/* An integer written -0: serde reads it as the float -0.0 and HF refuses it
+ * where it wants an integer (ids, Strip start/stop); 1.0 and 1e0 are refused
+ * here already. */
+static int note_neg_zero(ld *L, const tc_json *v, const char *path) {
+    if (v && v->type == TC_JSON_NUMBER && v->u.num.is_int && v->u.num.i == 0 && signbit(v->u.num.d))
+        return note(L, v, path, "the integer is written -0, which HF reads as the float -0.0 (\"invalid type: floating point `-0.0`, expected u32\"); write 0");
+    return 0;
+}
+
+/* A Python-style named group (?P<name>...) outside a class: HF's Oniguruma
+ * refuses it ("undefined group option"); (?<name>...) it accepts. */
+static int note_regex(ld *L, const tc_json *v, const char *path) {
+    const char *s = v->u.str.s;
+    size_t n = v->u.str.len;
+    int in_class = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\') { i++; continue; }
+        if (in_class) { if (s[i] == ']') in_class = 0; continue; }
+        if (s[i] == '[') { in_class = 1; if (i + 1 < n && s[i + 1] == ']') i++; continue; }
+        if (s[i] == '(' && i + 3 < n && s[i + 1] == '?' && s[i + 2] == 'P' && s[i + 3] == '<') {
+            char why[200];
+            snprintf(why, sizeof why, "the regex has a named group (?P<name>...) at byte %zu of the pattern, which HF's Oniguruma refuses (\"undefined group option\"); write (?<name>...)", i);
+            return note(L, v, path, why);
+        }
+    }
+    return 0;
+}
 
 static int fail(ld *L, int code, const tc_json *v, const char *path, const char *fmt, const char *a) {
     char what[TC_ERRMSG_MAX];
@@ -99,12 +167,11 @@ static int load_norm_edit(ld *L, const tc_json *v, const char *path, const char 
             if (dup_str(L, &pm->value, &p->pat, &p->pat_len)) return L->err->code;
         } else if (strcmp(pm->key, "Regex") == 0) {
             tc_error e = {0};
+            char pp[300];
+            snprintf(pp, sizeof pp, "%.200s.pattern.Regex", path);
             p->re = tc_regex_compile(pm->value.u.str.s, pm->value.u.str.len, &e);
-            if (!p->re) {
-                char pp[300];
-                snprintf(pp, sizeof pp, "%.200s.pattern.Regex", path);
-                return fail(L, e.code ? e.code : TC_ERR_FORMAT, &pm->value, pp, "%s", e.msg);
-            }
+            if (!p->re) return fail(L, e.code ? e.code : TC_ERR_FORMAT, &pm->value, pp, "%s", e.msg);
+            if (note_regex(L, &pm->value, pp)) return L->err->code;
         } else {
             return fail(L, TC_ERR_UNSUPPORTED, pat, path, "Replace pattern kind \"%s\" is not supported", pm->key);
         }
@@ -200,6 +267,9 @@ static int load_pretok(ld *L, const tc_json *v, const char *path) {
         if (strcmp(pm->key, "Regex") == 0) {
             pt->kind = TC_PT_SPLIT_REGEX;
             if (compile_regex(L, pt, pm->value.u.str.s, pm->value.u.str.len, &pm->value, path)) return L->err->code;
+            char pp[300];
+            snprintf(pp, sizeof pp, "%.200s.pattern.Regex", path);
+            if (note_regex(L, &pm->value, pp)) return L->err->code;
         } else if (strcmp(pm->key, "String") == 0) {
             pt->kind = TC_PT_SPLIT_STRING;
             pt->literal = malloc(pm->value.u.str.len + 1);
@@ -328,12 +398,11 @@ static int load_decoder(ld *L, const tc_json *v, const char *path, int top) {
             if (dup_str(L, &pm->value, &d->pat, &d->pat_len)) return L->err->code;
         } else if (strcmp(pm->key, "Regex") == 0) {
             tc_error e = {0};
+            char pp[300];
+            snprintf(pp, sizeof pp, "%.200s.pattern.Regex", path);
             d->re = tc_regex_compile(pm->value.u.str.s, pm->value.u.str.len, &e);
-            if (!d->re) {
-                char pp[300];
-                snprintf(pp, sizeof pp, "%.200s.pattern.Regex", path);
-                return fail(L, e.code ? e.code : TC_ERR_FORMAT, &pm->value, pp, "%s", e.msg);
-            }
+            if (!d->re) return fail(L, e.code ? e.code : TC_ERR_FORMAT, &pm->value, pp, "%s", e.msg);
+            if (note_regex(L, &pm->value, pp)) return L->err->code;
         } else {
             return fail(L, TC_ERR_UNSUPPORTED, pat, path, "Replace pattern kind \"%s\" is not supported", pm->key);
         }
@@ -349,6 +418,11 @@ static int load_decoder(ld *L, const tc_json *v, const char *path, int top) {
         if (!st || st->type != TC_JSON_NUMBER || !st->u.num.is_int || st->u.num.i < 0 || st->u.num.i > 0x7fffffff ||
             !sp || sp->type != TC_JSON_NUMBER || !sp->u.num.is_int || sp->u.num.i < 0 || sp->u.num.i > 0x7fffffff)
             return fail(L, TC_ERR_FORMAT, v, path, "Strip needs non-negative integers \"start\" and \"stop\"%s", NULL);
+        char pp[300];
+        snprintf(pp, sizeof pp, "%.200s.start", path);
+        if (note_neg_zero(L, st, pp)) return L->err->code;
+        snprintf(pp, sizeof pp, "%.200s.stop", path);
+        if (note_neg_zero(L, sp, pp)) return L->err->code;
         d->start = (uint32_t)st->u.num.i;
         d->stop = (uint32_t)sp->u.num.i;
         return dup_str(L, c, &d->content, &d->content_len) ? L->err->code : 0;
@@ -416,6 +490,9 @@ static int load_template(ld *L, const tc_json *v, const char *path, tc_post *pp)
                 const tc_json *x = &ids->u.arr.items[k];
                 if (x->type != TC_JSON_NUMBER || !x->u.num.is_int || x->u.num.i < 0 || x->u.num.i >= TC_MAX_VOCAB)
                     return fail(L, TC_ERR_FORMAT, x, p, "special token ids must be integers in range%s", NULL);
+                char xp[340];
+                snprintf(xp, sizeof xp, "%.200s.special_tokens[\"%.60s\"].ids[%u]", path, idv->u.str.s, k);
+                if (note_neg_zero(L, x, xp)) return L->err->code;
                 tp->ids[tp->nids++] = (uint32_t)x->u.num.i;
             }
         } else {
@@ -499,6 +576,11 @@ static int load_model(ld *L, const tc_json *v) {
             char p[300];
             snprintf(p, sizeof p, "$.model.vocab[\"%.60s\"]", vocab->u.obj.members[i].key);
             return fail(L, TC_ERR_FORMAT, idv, p, "token id must be an integer in [0, 16000000)%s", NULL);
+        }
+        if (idv->u.num.i == 0 && signbit(idv->u.num.d)) {
+            char p[300];
+            snprintf(p, sizeof p, "$.model.vocab[\"%.60s\"]", vocab->u.obj.members[i].key);
+            if (note_neg_zero(L, idv, p)) return L->err->code;
         }
         if ((uint32_t)idv->u.num.i + 1 > n) n = (uint32_t)idv->u.num.i + 1;
     }
@@ -590,6 +672,18 @@ static int load_merges(ld *L, const tc_json *merges) {
     typedef struct { uint32_t a, b, rank, new_id; } pending_put;
     pending_put pend[MERGE_AHEAD];
     tc_buf tmp = {0};
+    /* HF reads the list as all "a b" strings or all pairs, not a mix */
+    for (uint32_t r = 1; r < n; r++) {
+        const tc_json *it = &merges->u.arr.items[r];
+        if ((it->type == TC_JSON_STRING) != (merges->u.arr.items[0].type == TC_JSON_STRING)) {
+            char p[64], why[240];
+            snprintf(p, sizeof p, "$.model.merges[%u]", r);
+            snprintf(why, sizeof why, "the merges list mixes \"a b\" strings and [\"a\", \"b\"] pairs (this one is %s, merges[0] is %s); HF requires one form for the whole list (\"data did not match any variant of untagged enum MergeType\")",
+                     it->type == TC_JSON_STRING ? "a string" : "a pair", it->type == TC_JSON_STRING ? "a pair" : "a string");
+            if (note(L, it, p, why)) return L->err->code;
+            break;
+        }
+    }
     for (uint32_t r = 0; r < n && r < MERGE_AHEAD; r++) merge_prepare(m, &merges->u.arr.items[r], &ring[r]);
     for (uint32_t r = 0; r < n; r++) {
         merge_job *j = &ring[r % MERGE_AHEAD];
@@ -684,6 +778,19 @@ static int load_added(ld *L, const tc_json *arr) {
             free(specs);
             return fail(L, TC_ERR_FORMAT, it, p, "an added token needs an integer \"id\" and a string \"content\"%s", NULL);
         }
+        /* HF's AddedToken has no serde defaults: every field must be there */
+        static const char *const req[] = {"single_word", "lstrip", "rstrip", "normalized", "special"};
+        for (size_t f = 0; f < sizeof req / sizeof *req; f++) {
+            const tc_json *fv = member(it, req[f]);
+            if (fv && fv->type != TC_JSON_NULL) continue;
+            char why[200];
+            if (fv) snprintf(why, sizeof why, "the added token's \"%s\" is null (HF: \"invalid type: null, expected a boolean\"); write true or false", req[f]);
+            else snprintf(why, sizeof why, "the added token has no \"%s\" (HF: \"missing field `%s`\"; it requires id, content, single_word, lstrip, rstrip, normalized and special)", req[f], req[f]);
+            if (note(L, it, p, why)) { free(specs); return L->err->code; }
+        }
+        char idp[320];
+        snprintf(idp, sizeof idp, "%s.id", p);
+        if (note_neg_zero(L, id, idp)) { free(specs); return L->err->code; }
         tc_added_token_spec *s = &specs[i];
         s->id = (uint32_t)id->u.num.i;   /* what the file says; HF's own numbering below */
         s->content = content->u.str.s;
@@ -723,7 +830,7 @@ static int load_added(ld *L, const tc_json *arr) {
 
 /* ---- describe ------------------------------------------------------------- */
 
-static void describe(tc_tokenizer *tok, const char *format) {
+static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
     char tmp[512];
     tc_buf *d = &tok->describe;
     d->len = 0;
@@ -758,16 +865,24 @@ static void describe(tc_tokenizer *tok, const char *format) {
             snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", dn[tok->dec[i].kind]);
             bad |= tc_buf_append(d, tmp, strlen(tmp));
         }
-        snprintf(tmp, sizeof tmp, "],\"bytes_rule\":\"%s\"}", tok->bytes_rule == TC_BYTES_SPM ? "sentencepiece" : "raw");
+        snprintf(tmp, sizeof tmp, "],\"bytes_rule\":\"%s\"", tok->bytes_rule == TC_BYTES_SPM ? "sentencepiece" : "raw");
     } else {
-        snprintf(tmp, sizeof tmp, "],\"decoder\":\"%s\"}", tok->decoder == TC_DEC_BYTELEVEL ? "ByteLevel" : "none");
+        snprintf(tmp, sizeof tmp, "],\"decoder\":\"%s\"", tok->decoder == TC_DEC_BYTELEVEL ? "ByteLevel" : "none");
     }
-    bad |= tc_buf_append(d, tmp, strlen(tmp) + 1);
+    bad |= tc_buf_append(d, tmp, strlen(tmp));
+    /* what HF tokenizers refuses in the file (see note()) */
+    bad |= tc_buf_append(d, ",\"hf_compat\":[", 14);
+    if (L && L->nnotes) bad |= tc_buf_append(d, L->notes.data, L->notes.len);
+    if (L && L->nmore) {
+        snprintf(tmp, sizeof tmp, "HF tokenizers refuses this file: and at %u more places like these", L->nmore);
+        bad |= tc_buf_append(d, ",", 1) | json_str_append(d, tmp);
+    }
+    bad |= tc_buf_append(d, "]}", 3);
     if (bad) tc_buf_free(d);   /* tc_describe() then answers "{}" */
 }
 
 void tc_describe_update(tc_tokenizer *tok, const char *format);
-void tc_describe_update(tc_tokenizer *tok, const char *format) { describe(tok, format); }
+void tc_describe_update(tc_tokenizer *tok, const char *format) { describe(tok, format, NULL); }
 
 /* ---- entry ------------------------------------------------------------------ */
 
@@ -796,7 +911,7 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
     const tc_json *root = tc_json_root(doc);
     tc_tokenizer *tok = tc_tokenizer_new();
     if (!tok) { tc_json_free(doc); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return NULL; }
-    ld L = {tok, err, (const char *)data, len, 0, -1, 0, -1};
+    ld L = {tok, err, (const char *)data, len, 0, -1, 0, -1, {0}, 0, 0};
     int r = 0;
     if (root->type != TC_JSON_OBJECT) { r = fail(&L, TC_ERR_FORMAT, root, "$", "expected an object%s", NULL); goto out; }
     if ((r = check_keys(&L, root))) goto out;
@@ -813,8 +928,9 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
     if ((r = tc_model_init_bytes(tok, err))) goto out;
     if ((r = load_added(&L, member(root, "added_tokens")))) goto out;
     if ((r = tc_tokenizer_finish(tok, err))) goto out;
-    describe(tok, "tokenizer.json");
+    describe(tok, "tokenizer.json", &L);
 out:
+    tc_buf_free(&L.notes);
     tc_json_free(doc);
     if (r) { tc_free(tok); return NULL; }
     return tok;
