@@ -17,6 +17,7 @@ tests/native/fuzz/run_long.sh SECONDS.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import tempfile
@@ -58,7 +59,12 @@ def _fuzz_one(binary: Path, harness: str, work: Path) -> dict:
     shutil.copytree(FUZZ / "corpus" / harness, corpus)
     artifacts = work / "artifacts"
     artifacts.mkdir()
-    cmd = [str(binary), f"-max_total_time={SECONDS}", "-timeout=20", "-rss_limit_mb=2048", "-print_final_stats=1",
+    # subtle: libFuzzer's RSS limit reads its peak RSS (getrusage), and a child exec'd from this process
+    # starts with this process's peak (Linux keeps the old mm's high-water mark across fork/vfork + exec):
+    # the limit is 2 GiB on top of what the test process already peaked at
+    inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    cmd = [str(binary), f"-max_total_time={SECONDS}", "-timeout=20", f"-rss_limit_mb={2048 + inherited}",
+           "-malloc_limit_mb=2048", "-print_final_stats=1",
            f"-artifact_prefix={artifacts}/", str(corpus)]
     d = FUZZ / "dict" / f"{harness}.dict"
     if d.exists():
