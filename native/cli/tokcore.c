@@ -58,7 +58,7 @@ typedef struct options {
 } options;
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
+TC_PRINTF(1, 2)
 #endif
 static int usage_error(const char *fmt, ...) {
     va_list ap;

@@ -33,11 +33,16 @@ typedef struct tc_error {
 } tc_error;
 
 /* Sets code and a printf-style message (truncated to fit). Returns code. */
-int tc_error_set(tc_error *e, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+/* printf-style format checking (mingw's "printf" checks msvcrt's formats, which lack %zu: gnu_printf there) */
+#if defined(__MINGW32__)
+#define TC_PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
+#define TC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TC_PRINTF(fmt, args)
 #endif
-    ;
+
+int tc_error_set(tc_error *e, int code, const char *fmt, ...) TC_PRINTF(3, 4);
 
 /* Prepends prefix to e->msg (truncating the end if needed). */
 void tc_error_prefix(tc_error *e, const char *prefix);

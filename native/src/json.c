@@ -223,7 +223,7 @@ void tc_json_line_col(const char *src, size_t len, size_t offset, int *line, int
 }
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+TC_PRINTF(4, 5)
 #endif
 static int fail(parser *P, int code, size_t off, const char *fmt, ...) {
     char reason[320];

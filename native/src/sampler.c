@@ -194,7 +194,7 @@ typedef struct ctx {
 } ctx;
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
+TC_PRINTF(2, 3)
 #endif
 static void note(tc_sresult *r, const char *fmt, ...) {
     size_t used = strlen(r->notes);
@@ -353,7 +353,7 @@ static int stage_mass(ctx *c, const tc_sstage *s, double *out) {
 /* s->probs holds the weights (logits or probabilities); made the display
  * probabilities in place (display_probs reads w[i] before writing out[i]) */
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+TC_PRINTF(4, 5)
 #endif
 static int stage_done(ctx *c, tc_sstage *s, int is_logit, const char *fmt, ...) {
     va_list ap;
@@ -378,7 +378,7 @@ static int same_as_prev_ids(const ctx *c, uint32_t k, const int32_t *ids) {
 
 /* Appends a stage: k ids (engine order) with weights w (logits or probs), copied. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 7, 8)))
+TC_PRINTF(7, 8)
 #endif
 static int add_stage(ctx *c, const char *name, uint32_t k, const int32_t *ids, const double *w, int is_logit,
                      const char *fmt, ...) {

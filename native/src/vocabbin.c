@@ -291,7 +291,7 @@ static int cmp_group_sort(const void *a, const void *b) {
 
 static int appendf(tc_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    TC_PRINTF(2, 3)
 #endif
     ;
 static int appendf(tc_buf *b, const char *fmt, ...) {
