@@ -162,3 +162,43 @@ def test_tokenizer_truncated_in_place_while_it_loads(tmp_path: Path, qwen3_json:
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
     ok, bad = map(int, r.stdout.split())
     assert ok + bad == 300
+
+
+def test_big_tokenizer_file_truncated_while_it_loads(tmp_path: Path) -> None:
+    # a file above 256 MiB was memory-mapped (so that a big file cost no memory), and one truncated
+    # while it loaded raised SIGBUS; every tokenizer file is now read with read(): a short or changed
+    # file is a parse error naming the offset, the process lives. (A truncated and regrown file reads as NUL bytes.)
+    p = tmp_path / "tokenizer.json"
+    size = 300 << 20
+    with open(p, "wb") as fh:
+        fh.write(b"{")
+        block = b" " * (1 << 20)
+        for _ in range(size >> 20):
+            fh.write(block)  # JSON whitespace: the parser reads all 300 MiB before it finds no member
+    r = _run_py(f"""
+        import os, threading
+        from tokinspect.core.tokenizer import Tokenizer, TokenizerError
+        path, size = {str(p)!r}, {size}
+        stop = threading.Event()
+        def shrink_and_grow():
+            k = 0
+            while not stop.is_set():
+                k += 1
+                os.truncate(path, (k * 7919 * 4096) % size)
+                os.truncate(path, size)
+        t = threading.Thread(target=shrink_and_grow, daemon=True)
+        t.start()
+        errors = []
+        for _ in range(12):
+            try:
+                Tokenizer.from_file(path)
+            except (TokenizerError, ValueError, OSError) as e:
+                errors.append(str(e))
+        stop.set(); t.join()
+        print(len(errors))
+        print(errors[0])
+        """, timeout=600)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    n, first = r.stdout.split("\n", 1)
+    assert int(n) == 12, r.stdout          # the file is no tokenizer: every load is refused, none crashes
+    assert "tokenizer.json: JSON error at byte" in first, first

@@ -63,20 +63,32 @@ def test_1gb_file_named_vocab_bin_fails_fast(tmp_path: Path) -> None:
     assert time.monotonic() - t0 < FAST
 
 
+def _run_measured(cmd: list[str]) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Runs cmd from a fresh Python and returns its result and the child's peak RSS in MB."""
+    wrap = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
+    res = subprocess.run([sys.executable, "-c", wrap, *cmd], capture_output=True, text=True, timeout=60)
+    *msg, rss = res.stderr.rstrip("\n").split("\n")
+    res.stderr = "\n".join(msg) + "\n"
+    return res, int(rss) / 1024
+
+
 def test_1gb_file_through_the_cli(tmp_path: Path, tokcore_bin: Path) -> None:
     big = tmp_path / "vocab.bin"
     with open(big, "wb") as fh:
         fh.truncate((1 << 30) + 1)          # just above the CLI's 1 GiB file limit
-    t0 = time.monotonic()
-    res = subprocess.run([str(tokcore_bin), "encode", "--tokenizer", str(big), "x"], capture_output=True, text=True,
-                         timeout=60)
-    assert res.returncode == 1 and "limit" in res.stderr and time.monotonic() - t0 < FAST
+    res, rss = _run_measured([str(tokcore_bin), "encode", "--tokenizer", str(big), "x"])
+    assert res.returncode == 1 and "limit" in res.stderr and rss < 64, (res.stderr, rss)
     with open(big, "r+b") as fh:
-        fh.truncate(1 << 30)                # at the limit: read (mapped), then refused by content
-    t0 = time.monotonic()
-    res = subprocess.run([str(tokcore_bin), "encode", "--tokenizer", str(big), "x"], capture_output=True, text=True,
-                         timeout=60)
-    assert res.returncode == 1 and time.monotonic() - t0 < FAST, res.stderr
+        fh.truncate(1 << 30)                # at the limit: refused from its first MiB, never read whole
+    res, rss = _run_measured([str(tokcore_bin), "encode", "--tokenizer", str(big), "x"])
+    assert res.returncode == 1 and "not a tokenizer file" in res.stderr and "N = 0 at offset 0" in res.stderr, res.stderr
+    assert rss < 64, f"a 1 GiB file refused from its head must not be read: peak {rss:.0f} MB"
+    # a plausible vocab.bin header, then an entry the head already shows is wrong
+    with open(big, "r+b") as fh:
+        fh.write(struct.pack("<I", 1000) + struct.pack("<IH", 0, 3) + b"abc" + struct.pack("<IH", 5000, 1) + b"x")
+    res, rss = _run_measured([str(tokcore_bin), "encode", "--tokenizer", str(big), "x"])
+    assert res.returncode == 1 and "id 5000 >= N = 1000 at entry 1, offset 13" in res.stderr and rss < 64, res.stderr
 
 
 @pytest.fixture(scope="module")

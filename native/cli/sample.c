@@ -100,7 +100,7 @@ static int parse_semantics(const char *s, tc_sampler_params *p) {
 static int vocab_of_tokenizer(const char *path, uint32_t *vocab) {
     tc_file f;
     tc_error err = {0};
-    if (tc_file_read(path, MAX_TOKENIZER_BYTES, &f, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); return -1; }
+    if (tc_precheck_file(path, MAX_TOKENIZER_BYTES, &err) != TC_OK || tc_file_read(path, MAX_TOKENIZER_BYTES, &f, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); return -1; }
     tc_tokenizer *tok = NULL;
     switch (tc_detect_format(f.data, f.len)) {
     case TC_FORMAT_HF_JSON: tok = tc_load_hf_json(f.data, f.len, &err); break;

@@ -155,7 +155,8 @@ static int read_all(FILE *in, tc_buf *all) {
 
 static int read_file(const char *path, tc_file *f) {
     tc_error err = {0};
-    if (tc_file_read(path, MAX_FILE_BYTES, f, &err) == TC_OK) return 0;
+    if (tc_precheck_file(path, MAX_FILE_BYTES, &err) == TC_OK && tc_file_read(path, MAX_FILE_BYTES, f, &err) == TC_OK)
+        return 0;
     fprintf(stderr, "tokcore: %s\n", err.msg);
     return -1;
 }

@@ -60,7 +60,9 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     memset(&fm, 0, sizeof fm);
     int r;
     Py_BEGIN_ALLOW_THREADS
-    r = tc_file_read(path, MAX_FILE_BYTES, &f, &err);
+    memset(&f, 0, sizeof f);
+    r = tc_precheck_file(path, MAX_FILE_BYTES, &err);
+    if (r == TC_OK) r = tc_file_read(path, MAX_FILE_BYTES, &f, &err);
     if (r == TC_OK && merges) {
         r = tc_file_read(merges, MAX_FILE_BYTES, &fm, &err);
         if (r != TC_OK) tc_file_free(&f);

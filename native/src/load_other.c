@@ -12,6 +12,7 @@
 
 #include "bpe.h"
 #include "json.h"
+#include "platform.h"
 #include "pretok.h"
 #include "vocabbin.h"
 
@@ -744,4 +745,30 @@ tc_format tc_detect_format(const uint8_t *d, size_t n) {
     const uint8_t *sp = memchr(d + i, ' ', e - i);
     if (sp && !memchr(sp + 1, ' ', (size_t)(d + e - (sp + 1)))) return TC_FORMAT_MERGES_TXT;
     return TC_FORMAT_UNKNOWN;
+}
+
+/* A file larger than this is checked from its first TC_PRECHECK_HEAD bytes
+ * before it is read whole: nothing is memory-mapped (platform.h), so a big
+ * file that is no tokenizer must be refused from its head or it costs its
+ * size in memory. Every real tokenizer file is far smaller. */
+#define TC_PRECHECK_FROM ((uint64_t)64 << 20)
+#define TC_PRECHECK_HEAD ((size_t)1 << 20)
+
+int tc_precheck_file(const char *path, size_t max_bytes, tc_error *err) {
+    tc_buf head = {0};
+    uint64_t size = 0;
+    int rc = tc_file_read_head(path, max_bytes, TC_PRECHECK_HEAD, &head, &size, err);
+    if (rc != TC_OK) return rc;
+    if (size <= TC_PRECHECK_FROM || tc_detect_format(head.data, head.len) != TC_FORMAT_UNKNOWN) {
+        tc_buf_free(&head);
+        return TC_OK;
+    }
+    /* binary or unknown: the only binary format is vocab.bin, whose header
+     * and first entries say whether it can be one */
+    tc_error e = {0};
+    rc = tc_vbin_check_head(head.data, head.len, size, &e);
+    tc_buf_free(&head);
+    if (rc == TC_OK) return TC_OK;
+    return tc_error_set(err, rc, "%s: not a tokenizer file (%llu bytes; read as a vocab.bin: %s)", path,
+                        (unsigned long long)size, e.msg);
 }

@@ -47,6 +47,27 @@ int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) 
     return TC_OK;
 }
 
+int tc_file_read_head(const char *path, size_t max_bytes, size_t n, tc_buf *out, uint64_t *size, tc_error *err) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return tc_error_set(err, TC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (_fseeki64(fp, 0, SEEK_END) != 0) { fclose(fp); return tc_error_set(err, TC_ERR_IO, "%s: cannot seek", path); }
+    long long end = _ftelli64(fp);
+    rewind(fp);
+    if (end < 0) { fclose(fp); return tc_error_set(err, TC_ERR_IO, "%s: cannot tell its size", path); }
+    if ((unsigned long long)end > (unsigned long long)max_bytes) {
+        fclose(fp);
+        return tc_error_set(err, TC_ERR_LIMIT, "%s: %lld bytes, larger than the limit of %zu bytes", path, end, max_bytes);
+    }
+    *size = (uint64_t)end;
+    if (tc_buf_reserve(out, n) != 0) { fclose(fp); return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", path); }
+    size_t got = fread(out->data + out->len, 1, n, fp);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) return tc_error_set(err, TC_ERR_IO, "%s: read error", path);
+    out->len += got;
+    return TC_OK;
+}
+
 /* Windows: the file is read whole and the "guarded" reads copy from memory. */
 int tc_file_open_guarded(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
     int r = tc_file_read(path, max_bytes, f, err);
@@ -76,36 +97,35 @@ void tc_file_free(tc_file *f) {
 #else
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static long long st_mtime_ns(const struct stat *st) { return (long long)st->st_mtim.tv_nsec; }
 
-int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
-    memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return tc_error_set(err, TC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno; close(fd);
+/* Opens a regular file of at most max_bytes for reading: the descriptor in
+ * *fd and its stat in *st, or an error naming the file. */
+static int open_regular(const char *path, size_t max_bytes, int *fd, struct stat *st, tc_error *err) {
+    *fd = open(path, O_RDONLY);
+    if (*fd < 0) return tc_error_set(err, TC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(*fd, st) != 0) {
+        int e = errno; close(*fd);
         return tc_error_set(err, TC_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
     }
-    if (!S_ISREG(st.st_mode)) { close(fd); return tc_error_set(err, TC_ERR_IO, "%s: not a regular file", path); }
-    if ((unsigned long long)st.st_size > (unsigned long long)max_bytes) {
-        close(fd);
+    if (!S_ISREG(st->st_mode)) { close(*fd); return tc_error_set(err, TC_ERR_IO, "%s: not a regular file", path); }
+    if ((unsigned long long)st->st_size > (unsigned long long)max_bytes) {
+        close(*fd);
         return tc_error_set(err, TC_ERR_LIMIT, "%s: %lld bytes, larger than the limit of %zu bytes",
-                            path, (long long)st.st_size, max_bytes);
+                            path, (long long)st->st_size, max_bytes);
     }
-    if ((size_t)st.st_size > TC_FILE_MAP_FROM) {
-        /* very large: mapped, so that a file refused from its first bytes (a
-         * 1 GB file that is not a tokenizer) costs no memory; see platform.h */
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED) return tc_error_set(err, TC_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
-        f->data = p; f->len = (size_t)st.st_size; f->mapped = 1;
-        return TC_OK;
-    }
+    return TC_OK;
+}
+
+int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
+    memset(f, 0, sizeof *f);
+    int fd;
+    struct stat st;
+    int r = open_regular(path, max_bytes, &fd, &st, err);
+    if (r != TC_OK) return r;
     /* read() until the end: the size from fstat is only the first guess
      * (the file may shrink or grow meanwhile); one byte more than the
      * limit tells a file that grew past it. */
@@ -142,21 +162,35 @@ int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) 
     return TC_OK;
 }
 
+int tc_file_read_head(const char *path, size_t max_bytes, size_t n, tc_buf *out, uint64_t *size, tc_error *err) {
+    int fd;
+    struct stat st;
+    int r = open_regular(path, max_bytes, &fd, &st, err);
+    if (r != TC_OK) return r;
+    *size = (uint64_t)st.st_size;
+    if (tc_buf_reserve(out, n) != 0) { close(fd); return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", path); }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, out->data + out->len + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            int e = errno; close(fd);
+            return tc_error_set(err, TC_ERR_IO, "%s: read error: %s", path, strerror(e));
+        }
+        if (k == 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    out->len += got;
+    return TC_OK;
+}
+
 int tc_file_open_guarded(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return tc_error_set(err, TC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno; close(fd);
-        return tc_error_set(err, TC_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) { close(fd); return tc_error_set(err, TC_ERR_IO, "%s: not a regular file", path); }
-    if ((unsigned long long)st.st_size > (unsigned long long)max_bytes) {
-        close(fd);
-        return tc_error_set(err, TC_ERR_LIMIT, "%s: %lld bytes, larger than the limit of %zu bytes",
-                            path, (long long)st.st_size, max_bytes);
-    }
+    int r = open_regular(path, max_bytes, &fd, &st, err);
+    if (r != TC_OK) return r;
     f->path = dup_path(path);
     if (!f->path) { close(fd); return tc_error_set(err, TC_ERR_NOMEM, "%s: out of memory", path); }
     f->fd = fd;
@@ -210,8 +244,7 @@ int tc_file_pread(const tc_file *f, uint64_t off, void *buf, size_t n, tc_error 
 }
 
 void tc_file_free(tc_file *f) {
-    if (f->mapped && f->data) munmap(f->data, f->len);
-    else free(f->data);
+    free(f->data);
     free(f->path);
     if (f->guarded) close(f->fd);
     memset(f, 0, sizeof *f);

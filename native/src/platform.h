@@ -3,26 +3,24 @@
  *
  * A mapped file that another process shrinks (an editor or a training
  * script saving in place) raises SIGBUS on the next touch of a page past
- * its new end, which kills the process. So tokenizer files up to
- * TC_FILE_MAP_FROM bytes (every real one) are read whole with read(), and
- * logits files are opened "guarded": the descriptor stays open and each use
- * reads the bytes it needs with pread() after checking that the file is
- * still the one that was opened, so a change is an error naming the file,
- * never a signal. Only a file larger than TC_FILE_MAP_FROM given to
- * tc_file_read is still mapped (mapped = 1), so that a 1 GB file refused
- * from its first bytes costs no memory; shrinking such a file while it
- * loads is the one case left that can still raise SIGBUS. */
+ * its new end, which kills the process. So nothing is mapped: tokenizer
+ * files of any size are read whole with read() (a file that shrinks
+ * meanwhile gives the bytes that were there, and the parser names what is
+ * missing), and logits files are opened "guarded": the descriptor stays
+ * open and each use reads the bytes it needs with pread() after checking
+ * that the file is still the one that was opened, so a change is an error
+ * naming the file, never a signal. (Files above 256 MiB used to be mapped so
+ * that a big file refused from its first bytes cost no memory; the callers
+ * detect the format from the first bytes before they load, so that saving
+ * is kept without the map.) */
 #ifndef TC_PLATFORM_H
 #define TC_PLATFORM_H
 
 #include "common.h"
 
-#define TC_FILE_MAP_FROM ((size_t)256 << 20)
-
 typedef struct tc_file {
     uint8_t *data;      /* tc_file_read: the whole file (owned); guarded: NULL */
     size_t len;         /* bytes in the file (when read or opened) */
-    int mapped;         /* 1: tc_file_read mapped it (larger than TC_FILE_MAP_FROM) */
     int guarded;        /* 1: opened by tc_file_open_guarded (fd is open) */
     int fd;             /* guarded: the open descriptor */
     char *path;         /* guarded: a copy of the path, for messages */
@@ -30,10 +28,13 @@ typedef struct tc_file {
     unsigned long long ino, dev;        /* guarded: as opened */
 } tc_file;
 
-/* Reads a whole file into memory with read() (a map above TC_FILE_MAP_FROM). Limit: max_bytes
+/* Reads a whole file into memory with read(). Limit: max_bytes
  * (error beyond). A file that shrinks while it is read gives the bytes
  * that were there; one that grows past max_bytes is an error. */
 int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err);
+/* Reads at most n first bytes of a regular file of at most max_bytes into
+ * out (appended), and its size into *size. */
+int tc_file_read_head(const char *path, size_t max_bytes, size_t n, tc_buf *out, uint64_t *size, tc_error *err);
 /* Opens a file for guarded reads (f->data is NULL, f->len its size). */
 int tc_file_open_guarded(const char *path, size_t max_bytes, tc_file *f, tc_error *err);
 /* TC_OK when the guarded file has the size, mtime and inode it had when

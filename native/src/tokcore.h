@@ -39,6 +39,11 @@ tc_format tc_detect_format(const uint8_t *data, size_t len);
 
 /* ---- loading ---------------------------------------------------------- */
 
+/* Before a file is read whole: a file above 64 MiB whose first MiB is none
+ * of the formats (nor a plausible vocab.bin) is refused from that MiB, with
+ * the reason; TC_OK otherwise (small files are judged by their loader). */
+int tc_precheck_file(const char *path, size_t max_bytes, tc_error *err);
+
 tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err);
 
 /* GPT-2 style vocab.json + merges.txt (with or without "#version" line),

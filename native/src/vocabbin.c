@@ -131,10 +131,12 @@ oom:
 /* Pass 1: walks N entries from offset 4 and checks each against the bytes
  * left. Allocates nothing. On success *end is the offset after the last
  * entry. err may be NULL (detection). */
-static int walk_entries(const uint8_t *d, size_t size, uint32_t n, size_t *end, tc_error *err) {
+static int walk_entries_to(const uint8_t *d, size_t size, uint32_t n, int head, size_t *end, tc_error *err) {
     size_t off = TC_VBIN_HEADER_BYTES;
     for (uint32_t i = 0; i < n; i++) {
         size_t left = size - off;
+        /* head: d is the file's first bytes; an entry past them is unchecked */
+        if (head && (left < TC_VBIN_ENTRY_HEADER_BYTES || left - TC_VBIN_ENTRY_HEADER_BYTES < rd_u16(d + off + 4))) break;
         if (left == 0)
             return tc_error_set(err, TC_ERR_FORMAT,
                                 "vocab.bin: truncated entry header at entry %u, offset %zu: the file ends after %u of N = %u entries (fewer entries than N)",
@@ -159,6 +161,10 @@ static int walk_entries(const uint8_t *d, size_t size, uint32_t n, size_t *end, 
     return TC_OK;
 }
 
+static int walk_entries(const uint8_t *d, size_t size, uint32_t n, size_t *end, tc_error *err) {
+    return walk_entries_to(d, size, n, 0, end, err);
+}
+
 static int check_header(const uint8_t *d, size_t size, uint32_t *n, tc_error *err) {
     if (!d || size == 0) return tc_error_set(err, TC_ERR_FORMAT, "vocab.bin: empty file (0 bytes)");
     if (size < TC_VBIN_HEADER_BYTES)
@@ -178,6 +184,18 @@ int tc_vbin_detect(const uint8_t *d, size_t size) {
     if (check_header(d, size, &n, NULL) != TC_OK) return 0;
     if ((size - TC_VBIN_HEADER_BYTES) / (TC_VBIN_ENTRY_HEADER_BYTES + 1) < n) return 0;   /* cannot hold N entries */
     return walk_entries(d, size, n, &end, NULL) == TC_OK;
+}
+
+int tc_vbin_check_head(const uint8_t *head, size_t n_head, uint64_t file_size, tc_error *err) {
+    uint32_t n = 0;
+    size_t end = 0;
+    if (file_size > 0xFFFFFFFFull)
+        return tc_error_set(err, TC_ERR_LIMIT, "vocab.bin: file of %llu bytes is above the 4 GB limit (offsets are 32-bit)",
+                            (unsigned long long)file_size);
+    if (n_head > file_size) n_head = (size_t)file_size;
+    int rc = check_header(head, n_head, &n, err);
+    if (rc != TC_OK) return rc;
+    return walk_entries_to(head, n_head, n, 1, &end, err);
 }
 
 /* Index and offset of the entry starting at file offset `target` (error

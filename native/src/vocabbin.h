@@ -46,6 +46,11 @@ typedef struct tc_vbin {
  * refuses, with one message for the host and the board). Allocates nothing. */
 int tc_vbin_detect(const uint8_t *d, size_t n);
 
+/* Checks the first n_head bytes of a vocab.bin of file_size bytes: the
+ * header and every entry that lies wholly in them, with the errors
+ * tc_vbin_parse would give (a file refused here need not be read whole). */
+int tc_vbin_check_head(const uint8_t *head, size_t n_head, uint64_t file_size, tc_error *err);
+
 /* Parses d[0..n) into *out (which points into d afterwards). Two passes:
  * the first walks the entries and checks their structure and ids < N
  * (allocating nothing, so a lying N costs no memory), the second places
