@@ -64,7 +64,8 @@ typedef enum tc_pretok_kind {
     TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS,
     TC_PT_METASPACE,          /* only as the first pre-tokenizer (its text edit is done by pipeline.c) */
     TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
-    TC_PT_WHITESPACE          /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_WHITESPACE,         /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_PUNCT               /* Punctuation (BertPreTokenizer's second half): each char split per behavior */
 } tc_pretok_kind;
 
 typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
@@ -137,7 +138,10 @@ typedef struct tc_post {
  * over the token strings (tok->dec, HF decode_chain semantics). */
 typedef enum tc_decoder_kind {
     TC_DEC_NONE, TC_DEC_BYTELEVEL, TC_DEC_CHAIN,
-    TC_DEC_REPLACE, TC_DEC_BYTEFALLBACK, TC_DEC_FUSE, TC_DEC_STRIP, TC_DEC_METASPACE
+    TC_DEC_REPLACE, TC_DEC_BYTEFALLBACK, TC_DEC_FUSE, TC_DEC_STRIP, TC_DEC_METASPACE,
+    TC_DEC_WORDPIECE,   /* content = prefix, prepend = cleanup */
+    TC_DEC_CTC,         /* pat = pad token, content = word delimiter, prepend = cleanup */
+    TC_DEC_BPE          /* content = suffix */
 } tc_decoder_kind;
 
 typedef struct tc_dec_step {
@@ -172,7 +176,11 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 
 /* ---- model ---------------------------------------------------------- */
 
-typedef enum tc_model_kind { TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK } tc_model_kind;
+typedef enum tc_model_kind {
+    TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
+    TC_MODEL_WORDPIECE,   /* wordpiece.c: greedy longest-match-first per word */
+    TC_MODEL_WORDLEVEL    /* wordpiece.c: one vocabulary lookup per word */
+} tc_model_kind;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -187,6 +195,8 @@ typedef struct tc_model {
     int64_t byte_ids[256];       /* byte-level: id of each single byte, -1 if absent */
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
+    uint32_t max_input_chars_per_word;   /* WORDPIECE: a longer word is the unk token */
+    uint32_t max_key_len;        /* WORDPIECE, WORDLEVEL: the longest vocabulary string (bytes) */
 } tc_model;
 
 struct tc_tokenizer {

@@ -185,6 +185,31 @@ static int load_norm_edit(ld *L, const tc_json *v, const char *path, const char 
     return 0;
 }
 
+/* BertNormalizer (tokenizers/src/normalizers/bert.rs, 0.23.3): clean_text,
+ * handle_chinese_chars, strip_accents (NFD, then marks removed; null =
+ * follow lowercase, normalizers/bert.rs BertNormalizer::new via the
+ * Python default), lowercase, in that order; each defaults to true. */
+static int load_bert_normalizer(ld *L, const tc_json *v, const char *path) {
+    tc_normalizer *n = &L->tok->normalizer;
+    int clean, chinese, lower, strip;
+    if (get_bool(L, v, "clean_text", path, 1, &clean) || get_bool(L, v, "handle_chinese_chars", path, 1, &chinese) ||
+        get_bool(L, v, "lowercase", path, 1, &lower)) return L->err->code;
+    if (get_bool(L, v, "strip_accents", path, lower, &strip)) return L->err->code;
+    tc_norm_kind ks[6];
+    int nk = 0;
+    if (clean) ks[nk++] = TC_NORM_BERT_CLEAN;
+    if (chinese) ks[nk++] = TC_NORM_BERT_CHINESE;
+    if (strip) { ks[nk++] = TC_NORM_NFD; ks[nk++] = TC_NORM_BERT_ACCENTS; }
+    if (lower) ks[nk++] = TC_NORM_LOWERCASE;
+    if (n->nsteps + nk > TC_NORM_MAX_STEPS) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 normalizer steps%s", NULL);
+    for (int i = 0; i < nk; i++) {
+        memset(&n->params[n->nsteps], 0, sizeof n->params[n->nsteps]);
+        n->steps[n->nsteps++] = ks[i];
+    }
+    L->tok->has_normalizer = 1;
+    return 0;
+}
+
 static int load_normalizer(ld *L, const tc_json *v, const char *path) {
     const char *type = NULL;
     if (get_type(L, v, path, &type)) return L->err->code;
@@ -203,6 +228,7 @@ static int load_normalizer(ld *L, const tc_json *v, const char *path) {
     tc_norm_kind k;
     if (strcmp(type, "Prepend") == 0 || strcmp(type, "Replace") == 0 || strcmp(type, "Strip") == 0)
         return load_norm_edit(L, v, path, type);
+    if (strcmp(type, "BertNormalizer") == 0) return load_bert_normalizer(L, v, path);
     if (strcmp(type, "Precompiled") == 0)
         return fail(L, TC_ERR_UNSUPPORTED, v, path, "Precompiled charsmap is not supported (SentencePiece's compiled normalization rules; %s)",
                     "no file this engine targets needs it: Llama-2/Phi-3 style files use Prepend + Replace");
@@ -211,6 +237,8 @@ static int load_normalizer(ld *L, const tc_json *v, const char *path) {
     else if (strcmp(type, "NFKC") == 0) k = TC_NORM_NFKC;
     else if (strcmp(type, "NFKD") == 0) k = TC_NORM_NFKD;
     else if (strcmp(type, "Lowercase") == 0) k = TC_NORM_LOWERCASE;
+    else if (strcmp(type, "StripAccents") == 0) k = TC_NORM_STRIP_ACCENTS;
+    else if (strcmp(type, "Nmt") == 0) k = TC_NORM_NMT;
     else return fail(L, TC_ERR_UNSUPPORTED, v, path, "normalizer type \"%s\" is not supported", type);
     if (n->nsteps >= TC_NORM_MAX_STEPS) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 normalizers%s", NULL);
     n->steps[n->nsteps++] = k;
@@ -242,6 +270,19 @@ static int compile_regex(ld *L, tc_pretok *pt, const char *pat, size_t len, cons
 
 static int load_metaspace_opts(ld *L, const tc_json *v, const char *path, char *rep, size_t *rep_len,
                                tc_prepend_scheme *scheme);
+
+/* A SplitDelimiterBehavior (tokenizers/src/tokenizer/normalizer.rs). */
+static int load_behavior(ld *L, const tc_json *b, const char *path, tc_split_behavior *out) {
+    if (b->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, b, path, "\"behavior\" must be a string%s", NULL);
+    const char *bs = b->u.str.s;
+    if (strcmp(bs, "Removed") == 0) *out = TC_SPLIT_REMOVED;
+    else if (strcmp(bs, "Isolated") == 0) *out = TC_SPLIT_ISOLATED;
+    else if (strcmp(bs, "MergedWithPrevious") == 0) *out = TC_SPLIT_MERGED_PREV;
+    else if (strcmp(bs, "MergedWithNext") == 0) *out = TC_SPLIT_MERGED_NEXT;
+    else if (strcmp(bs, "Contiguous") == 0) *out = TC_SPLIT_CONTIGUOUS;
+    else return fail(L, TC_ERR_FORMAT, b, path, "unknown split behavior \"%s\"", bs);
+    return 0;
+}
 
 static int load_pretok(ld *L, const tc_json *v, const char *path) {
     const char *type = NULL;
@@ -281,13 +322,7 @@ static int load_pretok(ld *L, const tc_json *v, const char *path) {
         }
         const tc_json *b = member(v, "behavior");
         if (!b || b->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, v, path, "Split needs a string \"behavior\"%s", NULL);
-        const char *bs = b->u.str.s;
-        if (strcmp(bs, "Removed") == 0) pt->behavior = TC_SPLIT_REMOVED;
-        else if (strcmp(bs, "Isolated") == 0) pt->behavior = TC_SPLIT_ISOLATED;
-        else if (strcmp(bs, "MergedWithPrevious") == 0) pt->behavior = TC_SPLIT_MERGED_PREV;
-        else if (strcmp(bs, "MergedWithNext") == 0) pt->behavior = TC_SPLIT_MERGED_NEXT;
-        else if (strcmp(bs, "Contiguous") == 0) pt->behavior = TC_SPLIT_CONTIGUOUS;
-        else return fail(L, TC_ERR_FORMAT, b, path, "unknown Split behavior \"%s\"", bs);
+        if (load_behavior(L, b, path, &pt->behavior)) return L->err->code;
         return get_bool(L, v, "invert", path, 0, &pt->invert) ? L->err->code : 0;
     }
     if (strcmp(type, "ByteLevel") == 0) {
@@ -317,6 +352,41 @@ static int load_pretok(ld *L, const tc_json *v, const char *path) {
     if (strcmp(type, "Whitespace") == 0) {
         if (add_pretok(L, v, path, &pt)) return L->err->code;
         pt->kind = TC_PT_WHITESPACE;
+        return 0;
+    }
+    if (strcmp(type, "BertPreTokenizer") == 0) {
+        /* pre_tokenizers/bert.rs: split on char::is_whitespace (removed),
+         * then on punctuation (isolated) */
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_WHITESPACE_SPLIT;
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_PUNCT;
+        pt->behavior = TC_SPLIT_ISOLATED;
+        return 0;
+    }
+    if (strcmp(type, "Punctuation") == 0) {
+        /* pre_tokenizers/punctuation.rs: behavior defaults to Isolated */
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_PUNCT;
+        pt->behavior = TC_SPLIT_ISOLATED;
+        const tc_json *b = member(v, "behavior");
+        if (b && b->type != TC_JSON_NULL) return load_behavior(L, b, path, &pt->behavior);
+        return 0;
+    }
+    if (strcmp(type, "CharDelimiterSplit") == 0) {
+        /* pre_tokenizers/delimiter.rs: split on the char, removed */
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        const tc_json *d = member(v, "delimiter");
+        int ul = 0;
+        if (!d || d->type != TC_JSON_STRING || d->u.str.len == 0 ||
+            (tc_utf8_decode((const uint8_t *)d->u.str.s, d->u.str.len, 0, &ul), (size_t)ul != d->u.str.len))
+            return fail(L, TC_ERR_FORMAT, v, path, "CharDelimiterSplit needs a one-character string \"delimiter\"%s", NULL);
+        pt->kind = TC_PT_SPLIT_STRING;
+        pt->behavior = TC_SPLIT_REMOVED;
+        pt->literal = malloc(d->u.str.len + 1);
+        if (!pt->literal) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+        memcpy(pt->literal, d->u.str.s, d->u.str.len + 1);
+        pt->literal_len = d->u.str.len;
         return 0;
     }
     if (strcmp(type, "Digits") == 0) {
@@ -361,6 +431,40 @@ static int load_metaspace_opts(ld *L, const tc_json *v, const char *path, char *
 }
 
 /* ---- decoder ---------------------------------------------------------------- */
+
+/* A string member with a default, copied into *out. */
+static int get_str_def(ld *L, const tc_json *v, const char *key, const char *path, const char *def, char **out,
+                       size_t *len) {
+    const tc_json *s;
+    if (get_str(L, v, key, path, &s)) return L->err->code;
+    const char *src = s ? s->u.str.s : def;
+    size_t n = s ? s->u.str.len : strlen(def);
+    *out = malloc(n + 1);
+    if (!*out) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    memcpy(*out, src, n);
+    (*out)[n] = 0;
+    *len = n;
+    return 0;
+}
+
+/* WordPiece (decoders/wordpiece.rs: prefix "##", cleanup true), CTC
+ * (decoders/ctc.rs: pad_token "<pad>", word_delimiter_token "|", cleanup
+ * true), BPEDecoder (decoders/bpe.rs: suffix "</w>"); tokenizers 0.23.3. */
+static int load_word_decoder(ld *L, const tc_json *v, const char *path, const char *type, tc_dec_step *d) {
+    if (strcmp(type, "WordPiece") == 0) {
+        d->kind = TC_DEC_WORDPIECE;
+        if (get_str_def(L, v, "prefix", path, "##", &d->content, &d->content_len)) return L->err->code;
+        return get_bool(L, v, "cleanup", path, 1, &d->prepend) ? L->err->code : 0;
+    }
+    if (strcmp(type, "CTC") == 0) {
+        d->kind = TC_DEC_CTC;
+        if (get_str_def(L, v, "pad_token", path, "<pad>", &d->pat, &d->pat_len) ||
+            get_str_def(L, v, "word_delimiter_token", path, "|", &d->content, &d->content_len)) return L->err->code;
+        return get_bool(L, v, "cleanup", path, 1, &d->prepend) ? L->err->code : 0;
+    }
+    d->kind = TC_DEC_BPE;
+    return get_str_def(L, v, "suffix", path, "</w>", &d->content, &d->content_len) ? L->err->code : 0;
+}
 
 static int load_decoder(ld *L, const tc_json *v, const char *path, int top) {
     const char *type = NULL;
@@ -440,6 +544,8 @@ static int load_decoder(ld *L, const tc_json *v, const char *path, int top) {
         d->prepend = sc != TC_PREPEND_NEVER;
         return 0;
     }
+    if (strcmp(type, "WordPiece") == 0 || strcmp(type, "CTC") == 0 || strcmp(type, "BPEDecoder") == 0)
+        return load_word_decoder(L, v, path, type, d);
     tok->ndec--;
     return fail(L, TC_ERR_UNSUPPORTED, v, path, "decoder type \"%s\" is not supported", type);
 }
@@ -503,6 +609,46 @@ static int load_template(ld *L, const tc_json *v, const char *path, tc_post *pp)
     return 0;
 }
 
+/* ["[CLS]", 101]: a (token, id) pair of BertProcessing / RobertaProcessing. */
+static int load_token_pair(ld *L, const tc_json *v, const char *key, const char *path, uint32_t *id) {
+    const tc_json *p = member(v, key);
+    char pp[300];
+    snprintf(pp, sizeof pp, "%.200s.%s", path, key);
+    if (!p || p->type != TC_JSON_ARRAY || p->u.arr.n != 2 || p->u.arr.items[0].type != TC_JSON_STRING)
+        return fail(L, TC_ERR_FORMAT, p ? p : v, pp, "expected [\"token\", id]%s", NULL);
+    const tc_json *x = &p->u.arr.items[1];
+    if (x->type != TC_JSON_NUMBER || !x->u.num.is_int || x->u.num.i < 0 || x->u.num.i >= TC_MAX_VOCAB)
+        return fail(L, TC_ERR_FORMAT, x, pp, "the id must be an integer in [0, 16000000)%s", NULL);
+    *id = (uint32_t)x->u.num.i;
+    return 0;
+}
+
+/* BertProcessing (processors/bert.rs) and RobertaProcessing
+ * (processors/roberta.rs, tokenizers 0.23.3): single = cls $A sep, the
+ * specials at offsets (0, 0); Roberta first trims the offsets as the
+ * ByteLevel processor does when trim_offsets (default true;
+ * add_prefix_space default true). */
+static int load_cls_sep(ld *L, const tc_json *v, const char *path, const char *type, tc_post *pp) {
+    uint32_t sep, cls;
+    if (load_token_pair(L, v, "sep", path, &sep) || load_token_pair(L, v, "cls", path, &cls)) return L->err->code;
+    if (strcmp(type, "RobertaProcessing") == 0) {
+        pp->kind = TC_POST_BYTELEVEL;
+        if (get_bool(L, v, "trim_offsets", path, 1, &pp->trim_offsets) ||
+            get_bool(L, v, "add_prefix_space", path, 1, &pp->add_prefix_space)) return L->err->code;
+        if (L->tok->npost >= TC_MAX_POST) return fail(L, TC_ERR_LIMIT, v, path, "more than 8 post-processors%s", NULL);
+        pp = &L->tok->post[L->tok->npost++];
+        memset(pp, 0, sizeof *pp);
+    }
+    pp->kind = TC_POST_TEMPLATE;
+    pp->single = calloc(3, sizeof *pp->single);
+    if (!pp->single) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    pp->nsingle = 3;
+    pp->single[0].ids[0] = cls; pp->single[0].nids = 1;
+    pp->single[1].is_sequence = 1;
+    pp->single[2].ids[0] = sep; pp->single[2].nids = 1;
+    return 0;
+}
+
 static int load_post(ld *L, const tc_json *v, const char *path) {
     const char *type = NULL;
     if (get_type(L, v, path, &type)) return L->err->code;
@@ -530,6 +676,8 @@ static int load_post(ld *L, const tc_json *v, const char *path) {
         pp->kind = TC_POST_TEMPLATE;
         return load_template(L, v, path, pp);
     }
+    if (strcmp(type, "BertProcessing") == 0 || strcmp(type, "RobertaProcessing") == 0)
+        return load_cls_sep(L, v, path, type, pp);
     return fail(L, TC_ERR_UNSUPPORTED, v, path, "post-processor type \"%s\" is not supported", type);
 }
 
@@ -545,29 +693,9 @@ static int dup_str(ld *L, const tc_json *s, char **out, size_t *len) {
     return 0;
 }
 
-static int load_merges(ld *L, const tc_json *merges);
-
-static int load_model(ld *L, const tc_json *v) {
-    const char *path = "$.model";
-    if (!v || v->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "expected an object (is this a vocab.json? then give merges.txt too)%s", NULL);
-    const tc_json *t = member(v, "type");
-    if (t && (t->type != TC_JSON_STRING || strcmp(t->u.str.s, "BPE") != 0))
-        return fail(L, TC_ERR_UNSUPPORTED, t, "$.model.type", "model type \"%s\" is not supported (only BPE)", t->type == TC_JSON_STRING ? t->u.str.s : "?");
-    const tc_json *vocab = member(v, "vocab");
-    const tc_json *merges = member(v, "merges");
-    if (!vocab || vocab->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "missing object \"vocab\"%s", NULL);
-    if (!merges || merges->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, v, path, "missing array \"merges\" (only BPE models are supported)%s", NULL);
-    const tc_json *dropout = member(v, "dropout");
-    if (dropout && dropout->type != TC_JSON_NULL) return fail(L, TC_ERR_UNSUPPORTED, dropout, "$.model.dropout", "BPE dropout is random and not supported%s", NULL);
+/* The model's "vocab" object: token -> id, ids unique, size = max id + 1. */
+static int load_vocab(ld *L, const tc_json *vocab) {
     tc_model *m = &L->tok->model;
-    m->kind = TC_MODEL_BPE_MERGES;
-    const tc_json *unk, *pre, *suf;
-    if (get_str(L, v, "unk_token", path, &unk) || get_str(L, v, "continuing_subword_prefix", path, &pre) ||
-        get_str(L, v, "end_of_word_suffix", path, &suf) || get_bool(L, v, "fuse_unk", path, 0, &m->fuse_unk) ||
-        get_bool(L, v, "byte_fallback", path, 0, &m->byte_fallback) ||
-        get_bool(L, v, "ignore_merges", path, 0, &m->ignore_merges)) return L->err->code;
-    if (dup_str(L, pre, &m->cont_prefix, &m->cont_prefix_len) || dup_str(L, suf, &m->eow_suffix, &m->eow_suffix_len)) return L->err->code;
-
     /* vocabulary: ids must be unique; size = max id + 1 */
     uint32_t n = 0;
     for (uint32_t i = 0; i < vocab->u.obj.n; i++) {
@@ -611,6 +739,77 @@ static int load_model(ld *L, const tc_json *v) {
             if (L->dup_id < 0) L->dup_id = id;
             L->ndup++;
         }
+    }
+    return 0;
+}
+
+static int load_merges(ld *L, const tc_json *merges);
+
+static int load_vocab(ld *L, const tc_json *vocab);
+
+/* WordPiece (models/wordpiece/serialization.rs: unk_token "[UNK]",
+ * continuing_subword_prefix "##", max_input_chars_per_word 100) and
+ * WordLevel (models/wordlevel/serialization.rs: unk_token "<unk>"),
+ * tokenizers 0.23.3. Refused here, where HF fails only at encode: a
+ * WordPiece unk token that is not in the vocabulary (any word that does not
+ * split into pieces would need it). */
+static int load_word_model(ld *L, const tc_json *v, const tc_json *vocab) {
+    tc_model *m = &L->tok->model;
+    const char *path = "$.model";
+    int wp = m->kind == TC_MODEL_WORDPIECE;
+    char *unk = NULL;
+    size_t unk_len = 0;
+    if (get_str_def(L, v, "unk_token", path, wp ? "[UNK]" : "<unk>", &unk, &unk_len)) return L->err->code;
+    if (wp) {
+        if (get_str_def(L, v, "continuing_subword_prefix", path, "##", &m->cont_prefix, &m->cont_prefix_len)) { free(unk); return L->err->code; }
+        const tc_json *mx = member(v, "max_input_chars_per_word");
+        m->max_input_chars_per_word = 100;
+        if (mx && mx->type != TC_JSON_NULL) {
+            if (mx->type != TC_JSON_NUMBER || !mx->u.num.is_int || mx->u.num.i < 0) { free(unk); return fail(L, TC_ERR_FORMAT, mx, "$.model.max_input_chars_per_word", "expected a non-negative integer%s", NULL); }
+            m->max_input_chars_per_word = mx->u.num.i > 0xffffffffLL ? 0xffffffffu : (uint32_t)mx->u.num.i;
+        }
+    }
+    int r = load_vocab(L, vocab);
+    if (r) { free(unk); return r; }
+    m->unk_id = tc_vocab_find(&m->vocab, (const uint8_t *)unk, unk_len);
+    for (uint32_t id = 0; id < m->vocab.n; id++)
+        if (m->vocab.entries[id].present && m->vocab.entries[id].str_len > m->max_key_len) m->max_key_len = m->vocab.entries[id].str_len;
+    if (wp && m->unk_id < 0) {
+        const tc_json *uv = member(v, "unk_token");
+        r = fail(L, TC_ERR_FORMAT, uv ? uv : vocab, uv ? "$.model.unk_token" : "$.model.vocab",
+                 "the WordPiece unk token \"%.80s\" is not in the vocabulary (a word that does not split into pieces would have no id; HF: \"Missing [UNK] token from the vocabulary\")", unk);
+    }
+    free(unk);
+    return r;
+}
+
+static int load_model(ld *L, const tc_json *v) {
+    const char *path = "$.model";
+    if (!v || v->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "expected an object (is this a vocab.json? then give merges.txt too)%s", NULL);
+    const tc_json *t = member(v, "type");
+    tc_model *m = &L->tok->model;
+    m->kind = TC_MODEL_BPE_MERGES;
+    if (t && t->type == TC_JSON_STRING && strcmp(t->u.str.s, "WordPiece") == 0) m->kind = TC_MODEL_WORDPIECE;
+    else if (t && t->type == TC_JSON_STRING && strcmp(t->u.str.s, "WordLevel") == 0) m->kind = TC_MODEL_WORDLEVEL;
+    else if (t && (t->type != TC_JSON_STRING || strcmp(t->u.str.s, "BPE") != 0))
+        return fail(L, TC_ERR_UNSUPPORTED, t, "$.model.type", "model type \"%s\" is not supported (BPE, WordPiece and WordLevel are)", t->type == TC_JSON_STRING ? t->u.str.s : "?");
+    const tc_json *vocab = member(v, "vocab");
+    const tc_json *merges = member(v, "merges");
+    if (!vocab || vocab->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "missing object \"vocab\"%s", NULL);
+    if (m->kind == TC_MODEL_BPE_MERGES && (!merges || merges->type != TC_JSON_ARRAY)) return fail(L, TC_ERR_FORMAT, v, path, "missing array \"merges\" (a BPE model needs one)%s", NULL);
+    const tc_json *dropout = member(v, "dropout");
+    if (dropout && dropout->type != TC_JSON_NULL) return fail(L, TC_ERR_UNSUPPORTED, dropout, "$.model.dropout", "BPE dropout is random and not supported%s", NULL);
+    const tc_json *unk, *pre, *suf;
+    if (m->kind != TC_MODEL_BPE_MERGES) return load_word_model(L, v, vocab);
+    if (get_str(L, v, "unk_token", path, &unk) || get_str(L, v, "continuing_subword_prefix", path, &pre) ||
+        get_str(L, v, "end_of_word_suffix", path, &suf) || get_bool(L, v, "fuse_unk", path, 0, &m->fuse_unk) ||
+        get_bool(L, v, "byte_fallback", path, 0, &m->byte_fallback) ||
+        get_bool(L, v, "ignore_merges", path, 0, &m->ignore_merges)) return L->err->code;
+    if (dup_str(L, pre, &m->cont_prefix, &m->cont_prefix_len) || dup_str(L, suf, &m->eow_suffix, &m->eow_suffix_len)) return L->err->code;
+
+    {
+        int vr = load_vocab(L, vocab);
+        if (vr) return vr;
     }
     if (unk) {
         m->unk_id = tc_vocab_find(&m->vocab, (const uint8_t *)unk->u.str.s, unk->u.str.len);
@@ -836,18 +1035,20 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
     d->len = 0;
     int bad = 0;
     snprintf(tmp, sizeof tmp, "{\"format\":\"%s\",\"model\":\"%s\",\"vocab_size\":%u,\"model_vocab\":%u,\"merges\":%zu,\"added_tokens\":%zu,\"byte_level\":%s,\"ignore_merges\":%s,\"byte_fallback\":%s,",
-             format, tok->model.kind == TC_MODEL_BPE_RANK ? "BPE (rank)" : "BPE", tc_vocab_size(tok), tok->model.vocab.n,
+             format, tok->model.kind == TC_MODEL_BPE_RANK ? "BPE (rank)" : tok->model.kind == TC_MODEL_WORDPIECE ? "WordPiece" : tok->model.kind == TC_MODEL_WORDLEVEL ? "WordLevel" : "BPE", tc_vocab_size(tok), tok->model.vocab.n,
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
     bad |= tc_buf_append(d, tmp, strlen(tmp));
     bad |= tc_buf_append(d, "\"normalizer\":[", 14);
-    static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip"};
+    static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip",
+                                "BertNormalizer.clean_text", "BertNormalizer.handle_chinese_chars", "BertNormalizer.strip_accents",
+                                "StripAccents", "Nmt"};
     for (int i = 0; i < tok->normalizer.nsteps; i++) {
         snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", nn[tok->normalizer.steps[i]]);
         bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
     bad |= tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
-    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace"};
+    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace", "Punctuation"};
     for (int i = 0; i < tok->npretok; i++) {
         const tc_pretok *p = &tok->pretok[i];
         snprintf(tmp, sizeof tmp, "%s\"%s%s\"", i ? "," : "", pk[p->kind], p->fast ? " [fast path]" : "");
@@ -859,7 +1060,7 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
         bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
     if (tok->decoder == TC_DEC_CHAIN) {
-        static const char *dn[] = {"none", "ByteLevel", "Sequence", "Replace", "ByteFallback", "Fuse", "Strip", "Metaspace"};
+        static const char *dn[] = {"none", "ByteLevel", "Sequence", "Replace", "ByteFallback", "Fuse", "Strip", "Metaspace", "WordPiece", "CTC", "BPEDecoder"};
         bad |= tc_buf_append(d, "],\"decoder\":[", 13);
         for (int i = 0; i < tok->ndec; i++) {
             snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", dn[tok->dec[i].kind]);

@@ -287,6 +287,8 @@ static int edit_is_noop(tc_norm_kind kind, const tc_norm_param *p, const uint8_t
         if (p->left && is_ws_at(t, len, 0, &ul)) return 0;
         if (p->right && is_ws_at(t, len, unit_before(t, len, len), &ul)) return 0;
         return 1;
+    case TC_NORM_BERT_CLEAN: case TC_NORM_BERT_CHINESE: case TC_NORM_BERT_ACCENTS: case TC_NORM_STRIP_ACCENTS: case TC_NORM_NMT:
+        return tc_norm_char_is_noop(kind, t, len);
     default: return 0;
     }
 }
@@ -502,6 +504,8 @@ static int apply_edit(tc_norm_kind kind, const tc_norm_param *p, tc_nstr *s, uin
         return p->re ? replace_regex(s, p->re, p->str, p->str_len, base)
                      : tc_nstr_replace_literal(s, p->pat, p->pat_len, p->str, p->str_len, base);
     case TC_NORM_STRIP: return nstr_strip(s, p->left, p->right, base);
+    case TC_NORM_BERT_CLEAN: case TC_NORM_BERT_CHINESE: case TC_NORM_BERT_ACCENTS: case TC_NORM_STRIP_ACCENTS: case TC_NORM_NMT:
+        return tc_norm_char_apply(kind, s, base);
     default: return -1;
     }
 }

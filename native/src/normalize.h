@@ -18,7 +18,13 @@
 
 typedef enum tc_norm_kind {
     TC_NORM_NFC, TC_NORM_NFD, TC_NORM_NFKC, TC_NORM_NFKD, TC_NORM_LOWERCASE,
-    TC_NORM_PREPEND, TC_NORM_REPLACE, TC_NORM_STRIP
+    TC_NORM_PREPEND, TC_NORM_REPLACE, TC_NORM_STRIP,
+    /* normalize_bert.c */
+    TC_NORM_BERT_CLEAN,      /* BertNormalizer clean_text: controls removed, whitespace -> ' ' */
+    TC_NORM_BERT_CHINESE,    /* BertNormalizer handle_chinese_chars: ' ' around each CJK ideograph */
+    TC_NORM_BERT_ACCENTS,    /* BertNormalizer strip_accents (after NFD): non-spacing marks removed */
+    TC_NORM_STRIP_ACCENTS,   /* StripAccents: combining marks removed */
+    TC_NORM_NMT              /* Nmt: some controls removed, some spaces -> ' ' */
 } tc_norm_kind;
 
 struct tc_regex;
@@ -70,5 +76,12 @@ int tc_nstr_replace_literal(tc_nstr *s, const char *pat, size_t pat_len, const c
                             size_t content_len, uint32_t base);
 
 void tc_nstr_free(tc_nstr *s);
+
+/* normalize_bert.c: the per-character filters and maps of BertNormalizer,
+ * StripAccents and Nmt (kind is one of TC_NORM_BERT_CLEAN..TC_NORM_NMT). */
+int tc_norm_char_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len);
+int tc_norm_char_apply(tc_norm_kind kind, tc_nstr *s, uint32_t base);
+/* The classes HF takes from unicode_categories 0.1.1 (bert_tables.h). */
+int tc_bert_is_punct(uint32_t cp);
 
 #endif

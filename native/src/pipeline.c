@@ -11,6 +11,7 @@
 #include "greedy.h"
 #include "kestrel.h"
 #include "bpe.h"
+#include "wordpiece.h"
 #include "pretok.h"
 #include "unicode.h"
 
@@ -209,7 +210,12 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
         }
     }
     if (c->tr) { sym_first = (uint32_t)c->tr->nsyms; step_first = (uint32_t)c->tr->nsteps; }
-    if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) return -1;
+    if (tok->model.kind == TC_MODEL_WORDPIECE || tok->model.kind == TC_MODEL_WORDLEVEL) {
+        int r = tc_wordpiece_chunk(tok, &c->bpe, chunk, clen, c->tr);
+        if (r != 0) return r;
+    } else if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) {
+        return -1;
+    }
     toks = c->bpe.out;
     ntoks = c->bpe.nout;
     if (slot && c->cache.n < CACHE_MAX_ENTRIES && (c->cache.n + 1) * 2 <= c->cache.cap) {
@@ -315,7 +321,7 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
         if (rc == 0) rc = tc_pretokenize(tok, &c->pt, c->ns.text.data, c->ns.text.len, &pieces);
         for (size_t i = 0; rc == 0 && i < pieces->n; i++) {
             tc_piece pc = pieces->v[i];
-            if (run_chunk(c, base, &pc, nb) != 0) rc = -1;
+            { int rr = run_chunk(c, base, &pc, nb); if (rr != 0) rc = rr; }
         }
         w = c->ns;
         c->ns = saved;
@@ -376,7 +382,7 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
             tc_piece pc = pieces->v[i];
             pc.start += sg.start;
             pc.end += sg.start;
-            if (run_chunk(c, start, &pc, norm_base) != 0) return -1;
+            { int rr = run_chunk(c, start, &pc, norm_base); if (rr != 0) return rr; }
         }
     }
     return 0;
@@ -726,6 +732,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         if (sg.end == sg.start) continue;
         int r = run_segment(&c, sg.start, sg.end);
         if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: a normalizer or pre-tokenizer regex exceeded its step limit on this text"); goto done; }
+        if (r == -3) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: a word is not in the vocabulary and the model's unk token is not either (HF: \"Missing [UNK] token from the vocabulary\")"); goto done; }
         if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     }
     /* HF converts offsets to characters per split, before post-processing */

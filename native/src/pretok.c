@@ -185,6 +185,19 @@ static int wordpunct_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t le
     return 0;
 }
 
+/* Punctuation / BertPreTokenizer: every char with char::is_ascii_punctuation
+ * or unicode_categories' is_punctuation (tokenizers/src/pre_tokenizers/
+ * punctuation.rs is_punc, bert.rs is_bert_punc; 0.23.3) is a match. */
+static int punct_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
+    for (size_t i = 0; i < len;) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        if (tc_bert_is_punct(cp) && match_push(sc, i, i + (size_t)n) != 0) return -1;
+        i += (size_t)n;
+    }
+    return 0;
+}
+
 static int find_all(const tc_pretok *pt, tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
     sc->nmatches = 0;
     switch (pt->kind) {
@@ -194,6 +207,8 @@ static int find_all(const tc_pretok *pt, tc_pretok_scratch *sc, const uint8_t *s
         return space_find_all(sc, s, len);
     case TC_PT_WHITESPACE:
         return wordpunct_find_all(sc, s, len);
+    case TC_PT_PUNCT:
+        return punct_find_all(sc, s, len);
     case TC_PT_SPLIT_STRING:
         return literal_find_all(sc, pt->literal, pt->literal_len, s, len);
     case TC_PT_DIGITS:

@@ -231,7 +231,9 @@ int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err) {
     if ((r = check_byte_coverage(tok, err)) != TC_OK) return r;
     /* the indexes a loader built are ready (the handle is not shared yet) */
     if (tok->model.by_bytes.slots) atomic_store_explicit(&tok->ix_state[TC_IX_BYTES], TC_IX_READY, memory_order_release);
-    if (tok->model.merges.slots) atomic_store_explicit(&tok->ix_state[TC_IX_MERGES], TC_IX_READY, memory_order_release);
+    /* the WordPiece and WordLevel models need no index for the default encoder */
+    if (tok->model.merges.slots || tok->model.kind == TC_MODEL_WORDPIECE || tok->model.kind == TC_MODEL_WORDLEVEL)
+        atomic_store_explicit(&tok->ix_state[TC_IX_MERGES], TC_IX_READY, memory_order_release);
     if (tok->greedy) atomic_store_explicit(&tok->ix_state[TC_IX_GREEDY], TC_IX_READY, memory_order_release);
     return rebuild_added(tok, err);
 }
@@ -298,6 +300,13 @@ static int prepare_index(tc_tokenizer *tok, tc_index ix, int (*build)(tc_tokeniz
 
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (tc_is_prepared(tok, enc)) return TC_OK;
+    /* subtle: rank, greedy and kestrel are BPE-family encoders over byte
+     * strings; a WordPiece or WordLevel model has no ranks or merges and
+     * looks words up whole (with "##" pieces), so they would answer for a
+     * model this file does not have */
+    if (enc != TC_ENC_BPE && (tok->model.kind == TC_MODEL_WORDPIECE || tok->model.kind == TC_MODEL_WORDLEVEL))
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is a %s model, which has no merge ranks or byte-level vocabulary for the %s encoder to run on; use the default encoder (bpe), which runs the model's own algorithm",
+                            tc_encoder_name(enc), tok->model.kind == TC_MODEL_WORDPIECE ? "WordPiece" : "WordLevel", tc_encoder_name(enc));
     /* bpe on a rank file: merges recovered from the bytes index */
     if (enc == TC_ENC_BPE) {
         int r = prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
@@ -397,6 +406,78 @@ static int flush_bytes(toklist *out, tc_buf *bytes) {
     return r;
 }
 
+/* Appends s with every non-overlapping occurrence of pat (left to right)
+ * replaced by rep: Rust's str::replace. */
+static int replace_all(tc_buf *out, const uint8_t *s, size_t len, const char *pat, const char *rep) {
+    size_t pl = strlen(pat), rl = strlen(rep), last = 0;
+    for (size_t i = 0; pl && i + pl <= len;) {
+        if (memcmp(s + i, pat, pl) == 0) {
+            if (tc_buf_append(out, s + last, i - last) != 0 || (rl && tc_buf_append(out, rep, rl) != 0)) return -1;
+            i += pl;
+            last = i;
+        } else {
+            i++;
+        }
+    }
+    return tc_buf_append(out, s + last, len - last);
+}
+
+/* decoders/wordpiece.rs cleanup (tokenizers 0.23.3), also used by CTC:
+ * these replacements, in this order, each over the whole string. */
+static int wordpiece_cleanup(tc_buf *s, tc_buf *tmp) {
+    static const char *const pairs[][2] = {
+        {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"},
+        {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+    for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+        tmp->len = 0;
+        if (replace_all(tmp, s->data, s->len, pairs[k][0], pairs[k][1]) != 0) return -1;
+        tc_buf t = *s; *s = *tmp; *tmp = t;
+    }
+    return 0;
+}
+
+/* WordPiece, CTC, BPEDecoder (decoders/wordpiece.rs, ctc.rs, bpe.rs;
+ * tokenizers 0.23.3), token by token. */
+static int dec_word_step(const tc_dec_step *d, const toklist *in, toklist *out) {
+    const uint8_t *P = in->pool.data;
+    tc_buf cur = {0}, tmp = {0};
+    int r = 0;
+    for (size_t i = 0; i < in->n && r == 0; i++) {
+        const uint8_t *s = P + in->off[i];
+        size_t len = in->len[i];
+        cur.len = 0;
+        if (d->kind == TC_DEC_WORDPIECE) {
+            /* i > 0: the prefix removed once, or a space before the token */
+            size_t pl = d->content_len;
+            if (i > 0 && len >= pl && memcmp(s, d->content, pl) == 0) r = tc_buf_append(&cur, s + pl, len - pl);
+            else r = (i > 0 && tc_buf_push(&cur, ' ') != 0) ? -1 : tc_buf_append(&cur, s, len);
+            if (r == 0 && d->prepend) r = wordpiece_cleanup(&cur, &tmp);
+            if (r == 0) r = tl_push(out, cur.data, cur.len);
+        } else if (d->kind == TC_DEC_CTC) {
+            /* dedup consecutive equal tokens, pad removed, cleanup then the
+             * word delimiter -> ' ', empty results dropped */
+            if (i > 0 && in->len[i - 1] == len && memcmp(P + in->off[i - 1], s, len) == 0) continue;
+            r = replace_all(&cur, s, len, d->pat, "");
+            if (r == 0 && d->prepend) {
+                r = wordpiece_cleanup(&cur, &tmp);
+                if (r == 0) {
+                    tmp.len = 0;
+                    r = replace_all(&tmp, cur.data, cur.len, d->content, " ");
+                    tc_buf t = cur; cur = tmp; tmp = t;
+                }
+            }
+            if (r == 0 && cur.len) r = tl_push(out, cur.data, cur.len);
+        } else {
+            /* BPEDecoder: the suffix becomes ' ', or nothing in the last token */
+            r = replace_all(&cur, s, len, d->content, i + 1 == in->n ? "" : " ");
+            if (r == 0) r = tl_push(out, cur.data, cur.len);
+        }
+    }
+    tc_buf_free(&cur);
+    tc_buf_free(&tmp);
+    return r;
+}
+
 /* One decoder step: in -> out (out is empty). */
 static int dec_step(const tc_dec_step *d, const toklist *in, toklist *out) {
     const uint8_t *P = in->pool.data;
@@ -475,6 +556,10 @@ static int dec_step(const tc_dec_step *d, const toklist *in, toklist *out) {
         }
         return r;
     }
+    case TC_DEC_WORDPIECE:
+    case TC_DEC_CTC:
+    case TC_DEC_BPE:
+        return dec_word_step(d, in, out);
     default:
         return -1;
     }
