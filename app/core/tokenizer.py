@@ -21,7 +21,9 @@ from .trace import Trace
 
 TokenizerError = _tokcore.TokenizerError
 
-PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2")
+PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2", "bert-uncased", "bert-cased")
+# presets that name a plain WordPiece vocab.txt (BertWordPieceTokenizer's pipeline)
+WORDPIECE_PRESETS = ("bert-uncased", "bert-cased")
 ENCODERS = ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")
 # what each encoder is, in one line (help texts, the window's encoder box)
 ENCODER_HELP = {
@@ -75,11 +77,14 @@ class Tokenizer:
                 merges = sibling
             else:
                 raise TokenizerError(f"{p}: a vocab.json needs its merges.txt (merges=...)")
+        if fmt == "unknown" and preset in WORDPIECE_PRESETS:
+            fmt = "wordpiece_vocab"   # a vocab.txt is one token per line: its preset names it
         if fmt == "unknown" and (not head or b"\x00" in head[:64]):
             fmt = "vocab_bin"   # binary: let the vocab.bin parser say what is wrong with it
         if fmt == "unknown":
             raise TokenizerError(f"{p}: not a tokenizer.json, vocab.json, .tiktoken or vocab.bin file")
-        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin"}[fmt]
+        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin",
+                "wordpiece_vocab": "wordpiece_vocab"}[fmt]
         if preset is None:
             preset = "gpt2" if kind == "vocab_merges" else "qwen2"
         if preset not in PRESETS:

@@ -31,7 +31,7 @@ static const char USAGE[] =
     "       tokcore sample --logits FILE --preset P [...] (tokcore sample --help)\n"
     "       tokcore version | --help\n"
     "\n"
-    "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|cl100k|o200k|llama3|gpt2\n"
+    "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|cl100k|o200k|llama3|gpt2|bert-uncased|bert-cased (bert-*: a WordPiece vocab.txt)\n"
     "  (pattern for vocab.json + merges.txt, default gpt2; for .tiktoken, default qwen2)\n"
     "\n"
     "encode: TEXT, or all of stdin without TEXT; prints ids separated by spaces, or with\n"
@@ -165,7 +165,7 @@ static int pick_preset(const options *o, tc_preset fallback, tc_preset *p) {
     *p = fallback;
     if (!o->preset) return 0;
     if (tc_preset_from_name(o->preset, p) == 0) return 0;
-    usage_error("unknown --preset %s (qwen2, cl100k, o200k, llama3, gpt2)", o->preset);
+    usage_error("unknown --preset %s (qwen2, cl100k, o200k, llama3, gpt2, bert-uncased, bert-cased)", o->preset);
     return -1;
 }
 
@@ -197,6 +197,10 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
     } else if (fmt == TC_FORMAT_TIKTOKEN) {
         if (pick_preset(o, TC_PRESET_QWEN2, &preset) != 0) status = EXIT_USAGE;
         else *tok = tc_load_tiktoken(f.data, f.len, preset, &err);
+    } else if (o->preset && (strcmp(o->preset, "bert-uncased") == 0 || strcmp(o->preset, "bert-cased") == 0)) {
+        /* a plain WordPiece vocab.txt: its preset names it */
+        if (pick_preset(o, TC_PRESET_BERT_UNCASED, &preset) != 0) status = EXIT_USAGE;
+        else *tok = tc_load_wordpiece_vocab(f.data, f.len, preset, &err);
     } else if (fmt == TC_FORMAT_MERGES_TXT) {
         fprintf(stderr, "tokcore: %s looks like a merges.txt: pass the vocab.json as --tokenizer and this file as --merges\n",
                 o->tokenizer);

@@ -28,7 +28,8 @@ int tc_preset_from_name(const char *name, tc_preset *out) {
         {"qwen2", TC_PRESET_QWEN2}, {"qwen", TC_PRESET_QWEN2}, {"qwen3", TC_PRESET_QWEN2},
         {"cl100k", TC_PRESET_CL100K}, {"cl100k_base", TC_PRESET_CL100K},
         {"o200k", TC_PRESET_O200K}, {"o200k_base", TC_PRESET_O200K},
-        {"llama3", TC_PRESET_LLAMA3}, {"gpt2", TC_PRESET_GPT2}};
+        {"llama3", TC_PRESET_LLAMA3}, {"gpt2", TC_PRESET_GPT2},
+        {"bert-uncased", TC_PRESET_BERT_UNCASED}, {"bert-cased", TC_PRESET_BERT_CASED}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(name, t[i].n) == 0) { *out = t[i].p; return 0; }
     return -1;
@@ -83,6 +84,10 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
     case TC_PRESET_LLAMA3: pat = PAT_CL100K; break;
     case TC_PRESET_O200K: pat = PAT_O200K; break;
     case TC_PRESET_GPT2: pat = NULL; break;
+    case TC_PRESET_BERT_UNCASED:
+    case TC_PRESET_BERT_CASED:
+        return tc_error_set(err, TC_ERR_ARG, "the %s preset is for a BERT WordPiece vocab.txt; this file is a byte-level BPE vocabulary (use qwen2, cl100k, o200k, llama3 or gpt2)",
+                            p == TC_PRESET_BERT_CASED ? "bert-cased" : "bert-uncased");
     }
     if (p == TC_PRESET_QWEN2) {
         tok->has_normalizer = 1;

@@ -58,7 +58,9 @@ typedef enum tc_preset {
     TC_PRESET_CL100K,
     TC_PRESET_O200K,
     TC_PRESET_LLAMA3,
-    TC_PRESET_GPT2
+    TC_PRESET_GPT2,
+    TC_PRESET_BERT_UNCASED, /* a BERT vocab.txt: BertWordPieceTokenizer(vocab, lowercase=True) */
+    TC_PRESET_BERT_CASED    /* ... lowercase=False; both refused for rank and vocab.json files */
 } tc_preset;
 
 int tc_preset_from_name(const char *name, tc_preset *out);
@@ -67,6 +69,16 @@ int tc_preset_from_name(const char *name, tc_preset *out);
  * with its regex; others: Split with the preset's pattern, then ByteLevel). */
 tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const uint8_t *merges,
                                    size_t merges_len, tc_preset preset, tc_error *err);
+
+/* A plain WordPiece vocab.txt (one token per line, id = line number), with
+ * the pipeline of HF's BertWordPieceTokenizer(vocab, lowercase=...)
+ * (tokenizers 0.23.3, bindings/python/py_src/tokenizers/implementations/
+ * bert_wordpiece.py): BertNormalizer, BertPreTokenizer, WordPiece ("[UNK]",
+ * "##", 100 chars), [CLS] $A [SEP], WordPiece decoder; [UNK] [SEP] [CLS]
+ * [PAD] [MASK] special when in the vocabulary. preset: TC_PRESET_BERT_UNCASED
+ * or TC_PRESET_BERT_CASED. Refused with the line and reason: invalid UTF-8,
+ * no [UNK], [SEP] or [CLS]. */
+tc_tokenizer *tc_load_wordpiece_vocab(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
 /* tiktoken rank file ("base64 rank" per line). */
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
