@@ -54,17 +54,23 @@ def test_deep_nesting_is_refused(tmp_path):
 
 
 def test_unknown_component(tmp_path, qwen_doc):
+    # every type of tokenizers 0.23.3 loads (tests/test_hf_component_types.py); one it does not have
+    # is refused with its JSON path and name
     doc = dict(qwen_doc)
-    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "Punctuation", "behavior": "Isolated"}]}
+    doc["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "Frobnicate", "behavior": "Isolated"}]}
     msg = load_error(write(tmp_path, doc))
-    assert "$.pre_tokenizer.pretokenizers[0]" in msg and "Punctuation" in msg and "not supported" in msg, msg
+    assert "$.pre_tokenizer.pretokenizers[0]" in msg and "Frobnicate" in msg and "not supported" in msg, msg
     doc = dict(qwen_doc)
-    doc["normalizer"] = {"type": "BertNormalizer"}
+    doc["normalizer"] = {"type": "BertNormaliser"}
     msg = load_error(write(tmp_path, doc))
-    assert "$.normalizer" in msg and "BertNormalizer" in msg, msg
+    assert "$.normalizer" in msg and "BertNormaliser" in msg, msg
     doc = dict(qwen_doc)
-    doc["decoder"] = {"type": "WordPiece"}
+    doc["decoder"] = {"type": "WordPieces"}
     assert "$.decoder" in load_error(write(tmp_path, doc))
+    doc = dict(qwen_doc)
+    doc["post_processor"] = {"type": "BertProcessing", "sep": ["[SEP]", 102]}
+    msg = load_error(write(tmp_path, doc))
+    assert "$.post_processor.cls" in msg, msg
 
 
 def test_unsupported_regex_construct(tmp_path, qwen_doc):

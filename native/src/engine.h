@@ -65,7 +65,8 @@ typedef enum tc_pretok_kind {
     TC_PT_METASPACE,          /* only as the first pre-tokenizer (its text edit is done by pipeline.c) */
     TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
     TC_PT_WHITESPACE,         /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
-    TC_PT_PUNCT               /* Punctuation (BertPreTokenizer's second half): each char split per behavior */
+    TC_PT_PUNCT,              /* Punctuation (BertPreTokenizer's second half): each char split per behavior */
+    TC_PT_FIXED_LENGTH        /* FixedLength: chunks of `length` chars */
 } tc_pretok_kind;
 
 typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
@@ -85,6 +86,7 @@ typedef struct tc_pretok {
     char *literal; size_t literal_len;  /* SPLIT_STRING */
     int add_prefix_space, use_regex, trim_offsets;
     int individual_digits;
+    uint32_t length;         /* FIXED_LENGTH, > 0 */
     /* METASPACE: the replacement char (UTF-8), prepend scheme, split */
     char replacement[8]; size_t replacement_len;
     tc_prepend_scheme prepend_scheme;

@@ -239,6 +239,7 @@ static int load_normalizer(ld *L, const tc_json *v, const char *path) {
     else if (strcmp(type, "Lowercase") == 0) k = TC_NORM_LOWERCASE;
     else if (strcmp(type, "StripAccents") == 0) k = TC_NORM_STRIP_ACCENTS;
     else if (strcmp(type, "Nmt") == 0) k = TC_NORM_NMT;
+    else if (strcmp(type, "ByteLevel") == 0) k = TC_NORM_BYTELEVEL;
     else return fail(L, TC_ERR_UNSUPPORTED, v, path, "normalizer type \"%s\" is not supported", type);
     if (n->nsteps >= TC_NORM_MAX_STEPS) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 normalizers%s", NULL);
     n->steps[n->nsteps++] = k;
@@ -371,6 +372,23 @@ static int load_pretok(ld *L, const tc_json *v, const char *path) {
         pt->behavior = TC_SPLIT_ISOLATED;
         const tc_json *b = member(v, "behavior");
         if (b && b->type != TC_JSON_NULL) return load_behavior(L, b, path, &pt->behavior);
+        return 0;
+    }
+    if (strcmp(type, "FixedLength") == 0) {
+        /* pre_tokenizers/fixed_length.rs: length defaults to 5; HF errors
+         * on 0 when it encodes, refused here */
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_FIXED_LENGTH;
+        pt->length = 5;
+        const tc_json *ln = member(v, "length");
+        if (ln && ln->type != TC_JSON_NULL) {
+            if (ln->type != TC_JSON_NUMBER || !ln->u.num.is_int || ln->u.num.i <= 0 || ln->u.num.i > 0x7fffffff) {
+                char p[300];
+                snprintf(p, sizeof p, "%.200s.length", path);
+                return fail(L, TC_ERR_FORMAT, ln, p, "FixedLength length must be an integer above 0%s", NULL);
+            }
+            pt->length = (uint32_t)ln->u.num.i;
+        }
         return 0;
     }
     if (strcmp(type, "CharDelimiterSplit") == 0) {
@@ -1042,13 +1060,13 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
     bad |= tc_buf_append(d, "\"normalizer\":[", 14);
     static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip",
                                 "BertNormalizer.clean_text", "BertNormalizer.handle_chinese_chars", "BertNormalizer.strip_accents",
-                                "StripAccents", "Nmt"};
+                                "StripAccents", "Nmt", "ByteLevel"};
     for (int i = 0; i < tok->normalizer.nsteps; i++) {
         snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", nn[tok->normalizer.steps[i]]);
         bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
     bad |= tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
-    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace", "Punctuation"};
+    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace", "Punctuation", "FixedLength"};
     for (int i = 0; i < tok->npretok; i++) {
         const tc_pretok *p = &tok->pretok[i];
         snprintf(tmp, sizeof tmp, "%s\"%s%s\"", i ? "," : "", pk[p->kind], p->fast ? " [fast path]" : "");

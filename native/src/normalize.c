@@ -288,6 +288,7 @@ static int edit_is_noop(tc_norm_kind kind, const tc_norm_param *p, const uint8_t
         if (p->right && is_ws_at(t, len, unit_before(t, len, len), &ul)) return 0;
         return 1;
     case TC_NORM_BERT_CLEAN: case TC_NORM_BERT_CHINESE: case TC_NORM_BERT_ACCENTS: case TC_NORM_STRIP_ACCENTS: case TC_NORM_NMT:
+    case TC_NORM_BYTELEVEL:
         return tc_norm_char_is_noop(kind, t, len);
     default: return 0;
     }
@@ -505,6 +506,7 @@ static int apply_edit(tc_norm_kind kind, const tc_norm_param *p, tc_nstr *s, uin
                      : tc_nstr_replace_literal(s, p->pat, p->pat_len, p->str, p->str_len, base);
     case TC_NORM_STRIP: return nstr_strip(s, p->left, p->right, base);
     case TC_NORM_BERT_CLEAN: case TC_NORM_BERT_CHINESE: case TC_NORM_BERT_ACCENTS: case TC_NORM_STRIP_ACCENTS: case TC_NORM_NMT:
+    case TC_NORM_BYTELEVEL:
         return tc_norm_char_apply(kind, s, base);
     default: return -1;
     }

@@ -24,7 +24,8 @@ typedef enum tc_norm_kind {
     TC_NORM_BERT_CHINESE,    /* BertNormalizer handle_chinese_chars: ' ' around each CJK ideograph */
     TC_NORM_BERT_ACCENTS,    /* BertNormalizer strip_accents (after NFD): non-spacing marks removed */
     TC_NORM_STRIP_ACCENTS,   /* StripAccents: combining marks removed */
-    TC_NORM_NMT              /* Nmt: some controls removed, some spaces -> ' ' */
+    TC_NORM_NMT,             /* Nmt: some controls removed, some spaces -> ' ' */
+    TC_NORM_BYTELEVEL        /* ByteLevel: each byte as its GPT-2 byte-level char */
 } tc_norm_kind;
 
 struct tc_regex;

@@ -20,6 +20,7 @@
 #include "normalize.h"
 
 #include "bert_tables.h"
+#include "engine.h"
 #include "unicode.h"
 
 static int in_ranges(const tc_cp_range *r, size_t n, uint32_t cp) {
@@ -44,7 +45,7 @@ static int is_chinese_char(uint32_t c) {
 }
 
 /* What a step does with one char: 0 keep, 1 remove, 2 replace by ' ',
- * 3 surround with spaces. */
+ * 3 surround with spaces, 4 each byte as its byte-level char. */
 static int char_action(tc_norm_kind kind, uint32_t cp) {
     if (cp >= TC_CP_INVALID_BASE) return 0;   /* an invalid byte passes through */
     switch (kind) {
@@ -73,6 +74,8 @@ static int char_action(tc_norm_kind kind, uint32_t cp) {
             cp == 0x2028 || cp == 0x2029 || cp == 0x2581 || cp == 0xFEFF || cp == 0xFFFD)
             return 2;
         return 0;
+    case TC_NORM_BYTELEVEL:
+        return 4;
     default:
         return 0;
     }
@@ -101,7 +104,12 @@ int tc_norm_char_apply(tc_norm_kind kind, tc_nstr *s, uint32_t base) {
         int ul = 1;
         uint32_t cp = t[i] < 0x80 ? t[i] : tc_utf8_decode(t, len, i, &ul);
         int a = char_action(kind, cp);
-        out_len += a == 0 ? (size_t)ul : a == 1 ? 0 : a == 2 ? 1 : (size_t)ul + 2;
+        if (a == 4) {
+            uint8_t tmp[4];
+            for (int k = 0; k < ul; k++) out_len += (size_t)tc_utf8_encode(tc_byte_to_cp(t[i + (size_t)k]), tmp);
+        } else {
+            out_len += a == 0 ? (size_t)ul : a == 1 ? 0 : a == 2 ? 1 : (size_t)ul + 2;
+        }
         i += (size_t)ul;
     }
     tc_buf nt = {0, 0, 0};
@@ -116,6 +124,16 @@ int tc_norm_char_apply(tc_norm_kind kind, tc_nstr *s, uint32_t base) {
         int a = char_action(kind, cp);
         tc_span al = align_at(s, base, i, (size_t)ul);
         if (a == 1) { i += (size_t)ul; continue; }
+        if (a == 4) {
+            /* normalizers/byte_level.rs: (BYTES_CHAR[b], i > 0) per byte of
+             * the char: every new char aligns to the old char */
+            for (int k = 0; k < ul; k++) {
+                int nb = tc_utf8_encode(tc_byte_to_cp(t[i + (size_t)k]), nt.data + nt.len);
+                for (int q = 0; q < nb; q++) na[nt.len++] = al;
+            }
+            i += (size_t)ul;
+            continue;
+        }
         if (a == 3) { nt.data[nt.len] = ' '; na[nt.len++] = al; }
         if (a == 2) {
             nt.data[nt.len] = ' ';

@@ -262,6 +262,27 @@ static int bytelevel_step(const tc_pretok *pt, tc_pretok_scratch *sc, const uint
     return 0;
 }
 
+/* FixedLength (tokenizers/src/pre_tokenizers/fixed_length.rs, 0.23.3):
+ * each piece in chunks of `length` chars, the last one shorter; an empty
+ * piece gives none. */
+static int fixed_length_step(const tc_pretok *pt, const uint8_t *text, const tc_piece_list *in, tc_piece_list *out) {
+    for (size_t i = 0; i < in->n; i++) {
+        tc_piece pc = in->v[i];
+        uint32_t st = pc.start, k = 0;
+        for (uint32_t j = pc.start; j < pc.end;) {
+            int ul;
+            (void)tc_utf8_decode(text, pc.end, j, &ul);
+            j += (uint32_t)ul;
+            if (++k == pt->length || j >= pc.end) {
+                if (piece_push(out, st, j, 0) != 0) return -1;
+                st = j;
+                k = 0;
+            }
+        }
+    }
+    return 0;
+}
+
 int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, size_t len,
                    tc_piece_list **result) {
     tc_piece_list *cur = &sc->a, *next = &sc->b;
@@ -273,6 +294,8 @@ int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t
         if (pt->kind == TC_PT_BYTELEVEL) {
             int r = bytelevel_step(pt, sc, text, cur, next);
             if (r != 0) return r;
+        } else if (pt->kind == TC_PT_FIXED_LENGTH) {
+            if (fixed_length_step(pt, text, cur, next) != 0) return -1;
         } else {
             for (size_t i = 0; i < cur->n; i++) {
                 tc_piece pc = cur->v[i];
