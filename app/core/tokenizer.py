@@ -93,7 +93,12 @@ class Tokenizer:
             preset = {"vocab_merges": "gpt2", "wordpiece_vocab": "bert-uncased"}.get(kind, "qwen2")
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
-        handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+        try:
+            handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+        except TokenizerError as e:
+            if kind != "wordpiece_vocab":
+                raise
+            raise TokenizerError(f"{p}: {e}") from None   # the file named, as the CLI does
         tok = cls(handle, name=p.name, path=p, fmt=kind)
         if config is not None:
             tok.add_tokens_from_config(config)
