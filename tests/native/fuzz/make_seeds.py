@@ -55,6 +55,40 @@ def mutate(rng: random.Random, b: bytes, n: int = 3) -> bytes:
     return bytes(b)
 
 
+def wordpiece_tokenizers() -> list[bytes]:
+    """Synthetic WordPiece / WordLevel tokenizer.json files with every BERT-side component (normalizers,
+    pre-tokenizers, processors, decoders), so the fuzzer starts from loadable files of those kinds."""
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "un", "##aff", "##able", "a", "##b", "##c", "hello",
+             "world", "!", ",", ".", "'", "##s", "na", "##ive", "\u4e2d", "\u6587", "|", "<pad>", "##", "##ing"]
+    vocab = {json.loads(f'"{w}"'): i for i, w in enumerate(words)}
+    added = [{"id": i, "content": w, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+              "special": True} for i, w in enumerate(words[:5])]
+    base = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+            "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                           "strip_accents": None, "lowercase": True},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "post_processor": {"type": "BertProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2]},
+            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+            "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                      "max_input_chars_per_word": 100, "vocab": vocab}}
+    other = dict(base)
+    other["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "Nmt"}, {"type": "StripAccents"},
+                                                               {"type": "ByteLevel"}]}
+    other["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "CharDelimiterSplit", "delimiter": " "}, {"type": "Punctuation", "behavior": "MergedWithNext"},
+        {"type": "FixedLength", "length": 3}]}
+    other["post_processor"] = {"type": "RobertaProcessing", "sep": ["[SEP]", 3], "cls": ["[CLS]", 2],
+                               "trim_offsets": True, "add_prefix_space": False}
+    other["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True},
+        {"type": "BPEDecoder", "suffix": "##"}]}
+    other["model"] = dict(base["model"], max_input_chars_per_word=4)
+    level = dict(base, model={"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"})
+    out = [json.dumps(d, ensure_ascii=False).encode() for d in (base, other, level)]
+    rng = random.Random(15)
+    return out + [mutate(rng, b, 2) for b in out for _ in range(2)] + [out[0][:700]]
+
+
 def write(name: str, seeds: list[bytes]) -> None:
     d = HERE / "corpus" / name
     shutil.rmtree(d, ignore_errors=True)
@@ -82,7 +116,7 @@ def main() -> None:
     small_b = json.dumps(small, ensure_ascii=False).encode()
     seeds = [qwen_b, other_b, small_b, small_b[:800], real_json[:4000]]
     seeds += [mutate(rng, small_b, 2) for _ in range(6)]
-    write("hf_json", seeds)
+    write("hf_json", seeds + wordpiece_tokenizers())
 
     # vocab_merges: preset byte, vocab.json, SEP, merges.txt
     vocab = json.dumps(qwen["model"]["vocab"], ensure_ascii=False).encode()
