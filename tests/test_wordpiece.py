@@ -218,3 +218,25 @@ def test_bert_presets_refuse_other_files(tmp_path: Path) -> None:
 
     with pytest.raises((TokenizerError, ValueError), match=r"bert-uncased preset is for a BERT WordPiece vocab\.txt"):
         Tokenizer.from_file(cl100k_tiktoken_path(), preset="bert-uncased")
+
+
+def test_trace_shows_the_longest_matches(vocab: Path) -> None:
+    """The trace's WordPiece steps replay to HF's ids; each piece is the text at its position (with "##"
+    after the first), and the window's step rows show those pieces."""
+    from app.window.trace_rows import step_rows
+    from tokinspect import Tokenizer
+
+    ours, hf = Tokenizer.from_file(vocab, preset="bert-uncased"), hf_bert(vocab, True)
+    for text in texts_random(18, 300, ADDED[:5]) + ["unaffable " + "x" * 120 + " q\u0378z"]:
+        tr = ours.trace(text, add_special_tokens=False)
+        assert [i for ch in tr.chunks for i in ch.final()] == hf.encode(text, add_special_tokens=False).ids, text
+        for ch in tr.chunks:
+            if ch.added_id is not None:
+                continue
+            word = tr.normalized[ch.norm_span[0]:ch.norm_span[1]]
+            for st in ch.wordpiece_steps():
+                if not st.unk:
+                    piece = ("##" if st.continuing else "") + word[st.pos:st.pos + st.length].decode()
+                    assert ours.id_to_token(st.id) == piece
+            rows = step_rows(ours, ch)
+            assert rows[-1].symbols == [ours.id_to_token(i) for i in ch.final()]

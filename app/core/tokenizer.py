@@ -202,7 +202,8 @@ class Tokenizer:
 
     def trace(self, text: str | bytes, add_special_tokens: bool = True, encoder: str = "bpe") -> Trace:
         """Encodes with a full trace: normalization, chunks, merge steps."""
-        return Trace.from_native(self, self._handle.trace(text, add_special_tokens, self._encoder(encoder)))
+        model = str(self.describe().get("model", "BPE"))
+        return Trace.from_native(self, self._handle.trace(text, add_special_tokens, self._encoder(encoder)), model)
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.name!r}, format={self.format}, vocab_size={self.vocab_size})"

@@ -1,5 +1,5 @@
 """The trace of one encode: what the normalizer, the pre-tokenizer and the
-BPE merges did, in plain arrays.
+BPE merges (or WordPiece's longest matches) did, in plain arrays.
 
 Merge steps are stored compactly (initial symbols + one record per merge,
 the position being the index of the left symbol in the chunk's initial
@@ -32,6 +32,19 @@ class MergeStep:
 
 
 @dataclass(frozen=True)
+class WordPieceStep:
+    """One longest-match step of WordPiece in a word (native/src/wordpiece.h): the piece found at
+    `pos`, after `tried` longer candidates were not in the vocabulary; or the unk token for the word."""
+
+    pos: int            # byte offset of the piece in the chunk
+    length: int         # its bytes in the chunk (without the "##" prefix); 0 for the unk token
+    tried: int          # longer candidates looked up first, one char shorter each time
+    continuing: bool    # looked up with the continuing-subword prefix ("##")
+    id: int
+    unk: bool           # the whole word became the unk token
+
+
+@dataclass(frozen=True)
 class TraceChunk:
     norm_span: tuple[int, int]     # bytes in Trace.normalized
     orig_span: tuple[int, int]     # bytes in the original text
@@ -40,9 +53,19 @@ class TraceChunk:
     initial: list[int]             # initial symbol ids
     raw_steps: np.ndarray          # structured array (pos, rank, left, right, new_id)
     token_range: tuple[int, int]   # tokens of the encoding from this chunk
+    model: str = "BPE"             # the model's name in describe(): "BPE", "WordPiece", "WordLevel"...
+
+    def wordpiece_steps(self) -> list[WordPieceStep]:
+        """WordPiece's steps in this word (empty for other models)."""
+        if self.model != "WordPiece":
+            return []
+        return [WordPieceStep(int(s["pos"]), int(s["rank"]), int(s["left"]), bool(s["right"]), int(s["new_id"]),
+                              int(s["rank"]) == 0) for s in self.raw_steps]
 
     def steps(self) -> list[MergeStep]:
-        """Replays the merges: the symbol list before each step."""
+        """Replays the merges: the symbol list before each step (none for a model without merges)."""
+        if not self.model.startswith("BPE"):
+            return []
         alive = list(range(len(self.initial)))
         ids = list(self.initial)
         out: list[MergeStep] = []
@@ -56,6 +79,11 @@ class TraceChunk:
         return out
 
     def final(self) -> list[int]:
+        if self.added_id is not None and not self.model.startswith("BPE"):
+            return [self.added_id]
+        if self.model == "WordPiece":
+            wp = self.wordpiece_steps()
+            return [wp[-1].id] if wp and wp[-1].unk else [s.id for s in wp]
         steps = self.steps()
         if not steps:
             return list(self.initial)
@@ -119,7 +147,7 @@ class Trace:
         return self.normalized.decode("utf-8", errors="replace")
 
     @classmethod
-    def from_native(cls, tok: Vocabulary, raw: dict[str, object]) -> Trace:
+    def from_native(cls, tok: Vocabulary, raw: dict[str, object], model: str = "BPE") -> Trace:
         enc = Encoding.from_native(raw["encoding"], tok)  # type: ignore[arg-type]
         syms = np.frombuffer(raw["syms"], dtype="<u4")  # type: ignore[arg-type]
         steps = np.frombuffer(raw["steps"], dtype=_STEP)  # type: ignore[arg-type]
@@ -134,6 +162,7 @@ class Trace:
                 initial=[int(x) for x in syms[c["sym_first"] : c["sym_first"] + c["sym_count"]]],
                 raw_steps=steps[sf : sf + sc],
                 token_range=(tf, tf + tc),
+                model=model,
             ))
         align = np.frombuffer(raw["norm_align"], dtype="<u4").reshape(-1, 2)  # type: ignore[arg-type]
         gsteps = np.frombuffer(raw["greedy_steps"], dtype=_GSTEP)  # type: ignore[arg-type]

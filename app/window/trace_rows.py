@@ -89,9 +89,32 @@ def step_rows(tok: Tokenizer, ch: TraceChunk) -> list[StepRow]:
     name = tok.id_to_token
     if ch.added_id is not None:
         return [StepRow([name(ch.added_id) or "?"], None, None, f"= {ch.added_id} (added token)")]
+    if ch.model == "WordPiece":
+        return wordpiece_step_rows(tok, ch)
     rows = []
     for st in ch.steps():
         rows.append(StepRow([name(s) or "?" for s in st.symbols], st.index, st.rank, name(st.new_id) or "?"))
+    final = ch.final()
+    rows.append(StepRow([name(s) or "?" for s in final], None, None, "= " + " ".join(str(t) for t in final)))
+    return rows
+
+
+def wordpiece_step_rows(tok: Tokenizer, ch: TraceChunk) -> list[StepRow]:
+    """WordPiece's longest matches in one word: per step the pieces so far with the new one
+    highlighted, how many longer candidates were tried first; then the final ids."""
+    name = tok.id_to_token
+    rows: list[StepRow] = []
+    pieces: list[str] = []
+    for st in ch.wordpiece_steps():
+        if st.unk:
+            why = f"no piece at byte {st.pos}" if st.tried else "longer than max_input_chars_per_word"
+            unk = name(st.id) or "?"
+            rows.append(StepRow([unk], 0, None, f"{unk} = {st.id}: the whole word ({why})", "unk", 1))
+            break
+        pieces.append(name(st.id) or "?")
+        tried = f", {st.tried} longer not in the vocabulary" if st.tried else ""
+        rows.append(StepRow(list(pieces), len(pieces) - 1, None,
+                            f"{pieces[-1]} = {st.id} ({st.length} B{tried})", f"@{st.pos}", 1))
     final = ch.final()
     rows.append(StepRow([name(s) or "?" for s in final], None, None, "= " + " ".join(str(t) for t in final)))
     return rows

@@ -40,10 +40,10 @@ static int step_push(tc_trace *tr, uint32_t pos, uint32_t len, uint32_t tried, u
 }
 
 /* The word as the unk token (or -3 without one). */
-static int emit_unk(const tc_model *m, tc_bpe_scratch *sc, size_t len, tc_trace *tr, uint32_t tried) {
+static int emit_unk(const tc_model *m, tc_bpe_scratch *sc, size_t len, tc_trace *tr, uint32_t pos, uint32_t tried) {
     sc->nout = 0;
     if (m->unk_id < 0) return -3;
-    if (tr && step_push(tr, 0, 0, tried, 0, (uint32_t)m->unk_id) != 0) return -1;
+    if (tr && step_push(tr, pos, 0, tried, pos > 0, (uint32_t)m->unk_id) != 0) return -1;
     return out_push(sc, (uint32_t)m->unk_id, 0, (uint32_t)len);
 }
 
@@ -74,9 +74,9 @@ int tc_wordpiece_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_
     if (m->kind == TC_MODEL_WORDLEVEL) {
         int64_t id = tc_vocab_find(v, chunk, len);
         if (id >= 0) return out_push(sc, (uint32_t)id, 0, (uint32_t)len);
-        return emit_unk(m, sc, len, NULL, 0);
+        return emit_unk(m, sc, len, NULL, 0, 0);
     }
-    if (count_chars(chunk, len) > m->max_input_chars_per_word) return emit_unk(m, sc, len, tr, 0);
+    if (count_chars(chunk, len) > m->max_input_chars_per_word) return emit_unk(m, sc, len, tr, 0, 0);
     size_t plen = m->cont_prefix_len;
     size_t start = 0;
     while (start < len) {
@@ -99,7 +99,7 @@ int tc_wordpiece_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_
             tried++;
             end = char_before(chunk, len, end);
         }
-        if (id < 0) return emit_unk(m, sc, len, tr, tried);
+        if (id < 0) return emit_unk(m, sc, len, tr, (uint32_t)start, tried);
         if (tr && step_push(tr, (uint32_t)start, (uint32_t)(end - start), tried, start > 0, (uint32_t)id) != 0) return -1;
         if (out_push(sc, (uint32_t)id, (uint32_t)start, (uint32_t)end) != 0) return -1;
         start = end;

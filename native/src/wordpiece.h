@@ -11,7 +11,8 @@
  * byte, rank = its byte length, left = the number of shorter-by-one-char
  * candidates tried before it, right = 1 for a continuing piece ("##..."),
  * new_id = its id; a word that falls back to the unk token ends with a
- * step whose new_id is the unk id and rank = 0.
+ * step whose new_id is the unk id, rank = 0 and pos = where no piece was
+ * found (0, with left = 0, for a word above max_input_chars_per_word).
  * Returns 0, -1 on allocation failure, -3 when the word needs the unk
  * token and the vocabulary has none (HF: "Missing [UNK] token"). */
 int tc_wordpiece_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr);
