@@ -21,9 +21,9 @@ from .errors import EXIT_BAD, OneLineParser, run
 
 
 def _version() -> str:
-    from .. import __version__
+    from importlib.metadata import version  # the one version: pyproject.toml's, as installed
 
-    return __version__
+    return version("tokinspect")
 
 
 def build_parser() -> argparse.ArgumentParser:
