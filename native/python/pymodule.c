@@ -85,14 +85,54 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     return wrap(t);
 }
 
+static const char *format_key(tc_format f) {
+    switch (f) {
+    case TC_FORMAT_HF_JSON: return "hf";
+    case TC_FORMAT_VOCAB_JSON: return "vocab_json";
+    case TC_FORMAT_MERGES_TXT: return "merges_txt";
+    case TC_FORMAT_TIKTOKEN: return "tiktoken";
+    case TC_FORMAT_VOCAB_BIN: return "vocab_bin";
+    case TC_FORMAT_SPM_MODEL: return "spm_model";
+    case TC_FORMAT_TEKKEN: return "tekken";
+    case TC_FORMAT_WORDPIECE_TXT: return "wordpiece_txt";
+    case TC_FORMAT_GGUF: return "gguf";
+    case TC_FORMAT_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
 static PyObject *mod_detect(PyObject *mod, PyObject *args) {
     (void)mod;
     Py_buffer b;
     if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
     tc_format f = tc_detect_format(b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
-    static const char *names[] = {"unknown", "hf", "vocab_json", "merges_txt", "tiktoken", "vocab_bin"};
-    return PyUnicode_FromString(names[f]);
+    return PyUnicode_FromString(format_key(f));
+}
+
+/* identify(data) -> (kind, what): the detected kind and its name ("a
+ * SentencePiece model"), or ("unknown", what the file is or None). */
+static PyObject *mod_identify(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    tc_format f = tc_detect_format(b.buf, (size_t)b.len);
+    const char *what = f == TC_FORMAT_UNKNOWN ? tc_detect_other(b.buf, (size_t)b.len) : tc_format_name(f);
+    PyBuffer_Release(&b);
+    return Py_BuildValue("(sz)", format_key(f), what);
+}
+
+/* refusal(path, data) -> the sentence for a file of no format the engine
+ * loads ("<path>: a PNG image, not a tokenizer"). */
+static PyObject *mod_refusal(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "sy*", &path, &b)) return NULL;
+    tc_error err = {0};
+    tc_refuse_file(path, b.buf, (size_t)b.len, &err);
+    PyBuffer_Release(&b);
+    return PyUnicode_FromString(err.msg);
 }
 
 /* Text argument: str (UTF-8) or bytes-like (raw bytes, may be invalid UTF-8). */
@@ -435,15 +475,16 @@ static PyTypeObject TokType = {
     .tp_methods = Tok_methods,
 };
 
-/* find_all(pattern, subject: bytes, fast: bool) -> [(start, end), ...]
- * The matcher's (or the fast scanner's) find_iter; for tests and the GUI. */
+/* find_all(pattern, subject: bytes, fast: bool, rust: bool) -> [(start, end), ...]
+ * The matcher's (or the fast scanner's) find_iter; for tests and the GUI.
+ * rust: the classes of tiktoken's regex crate (rank files) instead of Onig's. */
 static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
     (void)mod;
     const char *pat;
     Py_ssize_t plen;
     Py_buffer b;
-    int fast = 0;
-    if (!PyArg_ParseTuple(args, "s#y*|p", &pat, &plen, &b, &fast)) return NULL;
+    int fast = 0, rust = 0;
+    if (!PyArg_ParseTuple(args, "s#y*|pp", &pat, &plen, &b, &fast, &rust)) return NULL;
     size_t *m = NULL, n = 0, cap = 0;
     int r;
     tc_error err = {0};
@@ -455,7 +496,7 @@ static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
         Py_END_ALLOW_THREADS
         n /= 2;
     } else {
-        tc_regex *re = tc_regex_compile(pat, (size_t)plen, &err);
+        tc_regex *re = tc_regex_compile_flavor(pat, (size_t)plen, rust ? TC_RX_RUST : TC_RX_ONIG, &err);
         if (!re) { PyBuffer_Release(&b); return raise_tc(&err); }
         Py_BEGIN_ALLOW_THREADS
         r = tc_regex_find_all(re, b.buf, (size_t)b.len, &m, &n, &cap);
@@ -737,9 +778,11 @@ static PyMethodDef mod_methods[] = {
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
     {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
-    {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False) -> list of (start, end) byte spans"},
+    {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
+    {"identify", mod_identify, METH_VARARGS, "identify(head: bytes) -> (kind, what)"},
+    {"refusal", mod_refusal, METH_VARARGS, "refusal(path, data: bytes) -> the sentence refusing the file"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_tokcore", "tokcore engine", -1, mod_methods,

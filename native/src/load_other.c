@@ -1,5 +1,5 @@
 /* load_other.c - loaders for GPT-2 vocab.json + merges.txt and tiktoken
- * rank files, the pattern presets, and format detection.
+ * rank files, and the pattern presets (detect.c: format detection).
  *
  * Does: builds the same pipeline HF builds for these models (ByteLevel
  * BPE), with the pre-tokenizer of a named preset. For rank files it
@@ -74,8 +74,10 @@ static int preset_specials(tc_tokenizer *tok, tc_preset p, tc_error *err) {
     }
 }
 
-/* Pipeline of a preset: normalizer, pre-tokenizers, post-processor, decoder. */
-static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
+/* Pipeline of a preset: normalizer, pre-tokenizers, post-processor, decoder.
+ * flavor: whose regex classes the split follows; a rank file is judged
+ * against tiktoken (Rust's regex crate), the other files against HF (Onig). */
+static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_rx_flavor flavor, tc_error *err) {
     const char *pat = NULL;
     switch (p) {
     case TC_PRESET_QWEN2: pat = PAT_QWEN2; break;
@@ -95,7 +97,7 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
         memset(pt, 0, sizeof *pt);
         pt->kind = TC_PT_SPLIT_REGEX;
         pt->behavior = TC_SPLIT_ISOLATED;
-        pt->re = tc_regex_compile(pat, strlen(pat), err);
+        pt->re = tc_regex_compile_flavor(pat, strlen(pat), flavor, err);
         if (!pt->re) return err->code;
         pt->fast = tc_fast_detect(pat, strlen(pat));
     }
@@ -104,7 +106,7 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
     pt->kind = TC_PT_BYTELEVEL;
     pt->use_regex = pat == NULL;
     if (pt->use_regex) {
-        pt->re = tc_regex_compile(PAT_GPT2, strlen(PAT_GPT2), err);
+        pt->re = tc_regex_compile_flavor(PAT_GPT2, strlen(PAT_GPT2), flavor, err);
         if (!pt->re) return err->code;
         pt->fast = tc_fast_detect(PAT_GPT2, strlen(PAT_GPT2));
     }
@@ -137,7 +139,7 @@ tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const
     if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     const tc_json *root = tc_json_root(doc);
     if (root->type != TC_JSON_OBJECT) { tc_error_set(err, TC_ERR_FORMAT, "vocab.json: expected an object of token -> id"); goto fail; }
-    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
+    if (apply_preset(tok, preset, TC_RX_ONIG, err) != TC_OK) goto fail;
     tc_model *m = &tok->model;
     m->kind = TC_MODEL_BPE_MERGES;
     uint32_t n = 0;
@@ -412,7 +414,8 @@ int tc_recover_merges(tc_tokenizer *tok, tc_error *err) {
 static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks, const uint8_t *bytes,
                             const uint32_t *offs, const uint32_t *lens, uint32_t maxrank, tc_preset preset,
                             const char *what, int with_merges, tc_error *err) {
-    if (tok->npretok == 0 && apply_preset(tok, preset, err) != TC_OK) return fail_code(err);
+    tc_rx_flavor flavor = strcmp(what, ".tiktoken") == 0 ? TC_RX_RUST : TC_RX_ONIG;
+    if (tok->npretok == 0 && apply_preset(tok, preset, flavor, err) != TC_OK) return fail_code(err);
     tc_model *m = &tok->model;
     m->kind = TC_MODEL_BPE_MERGES;
     if (tc_vocab_init(&m->vocab, maxrank + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
@@ -661,7 +664,7 @@ tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset
     lens = malloc((size_t)first_added * sizeof *lens);
     if (!ranks || !offs || !lens) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     /* the preset's pipeline first: reading the entries needs its pattern */
-    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
+    if (apply_preset(tok, preset, TC_RX_ONIG, err) != TC_OK) goto fail;
     roles = group_roles(&vb, first_added);
     if (!roles) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     for (uint32_t id = 0; id < first_added; id++) {
@@ -701,52 +704,6 @@ fail:
     return NULL;
 }
 
-/* ---- detection ------------------------------------------------------------------ */
-
-/* A first line (base64 of a 64 KiB token, a merges line) fits in this. */
-#define TC_DETECT_SCAN_BYTES ((size_t)1 << 18)
-
-tc_format tc_detect_format(const uint8_t *d, size_t n) {
-    if (tc_vbin_detect(d, n)) return TC_FORMAT_VOCAB_BIN;
-    /* the text formats are recognized by their first bytes: never scan (and
-     * so fault in) more than TC_DETECT_SCAN_BYTES of a big mapped file */
-    if (n > TC_DETECT_SCAN_BYTES) n = TC_DETECT_SCAN_BYTES;
-    size_t i = 0;
-    if (n >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF) i = 3;
-    while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) i++;
-    if (i >= n) return TC_FORMAT_UNKNOWN;
-    if (d[i] == '{') {
-        /* vocab.json maps strings to integers; tokenizer.json's first member
-         * ("version", "added_tokens", ...) holds a string, array or object */
-        size_t k = i + 1;
-        while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\r' || d[k] == '\n')) k++;
-        if (k < n && d[k] == '"') {
-            for (k++; k < n && d[k] != '"'; k++)
-                if (d[k] == '\\') k++;
-            k++;
-            while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\r' || d[k] == '\n' || d[k] == ':')) k++;
-            if (k < n && ((d[k] >= '0' && d[k] <= '9') || d[k] == '-')) return TC_FORMAT_VOCAB_JSON;
-        }
-        return TC_FORMAT_HF_JSON;
-    }
-    if (n - i >= 8 && memcmp(d + i, "#version", 8) == 0) return TC_FORMAT_MERGES_TXT;
-    /* tiktoken: first line is base64, one space, digits */
-    size_t j = i;
-    while (j < n && b64val(d[j]) >= 0) j++;
-    while (j < n && d[j] == '=') j++;
-    if (j > i && j < n && d[j] == ' ') {
-        size_t k = j + 1;
-        while (k < n && d[k] >= '0' && d[k] <= '9') k++;
-        if (k > j + 1 && (k == n || d[k] == '\n' || d[k] == '\r')) return TC_FORMAT_TIKTOKEN;
-    }
-    /* merges.txt without header: a first line of two space-separated tokens */
-    size_t e = i;
-    while (e < n && d[e] != '\n') e++;
-    const uint8_t *sp = memchr(d + i, ' ', e - i);
-    if (sp && !memchr(sp + 1, ' ', (size_t)(d + e - (sp + 1)))) return TC_FORMAT_MERGES_TXT;
-    return TC_FORMAT_UNKNOWN;
-}
-
 /* A file larger than this is checked from its first TC_PRECHECK_HEAD bytes
  * before it is read whole: nothing is memory-mapped (platform.h), so a big
  * file that is no tokenizer must be refused from its head or it costs its
@@ -763,8 +720,14 @@ int tc_precheck_file(const char *path, size_t max_bytes, tc_error *err) {
         tc_buf_free(&head);
         return TC_OK;
     }
-    /* binary or unknown: the only binary format is vocab.bin, whose header
-     * and first entries say whether it can be one */
+    const char *what = tc_detect_other(head.data, head.len);
+    if (what) {
+        tc_buf_free(&head);
+        return tc_error_set(err, TC_ERR_FORMAT, "%s: %s, not a tokenizer (%llu bytes)", path, what,
+                            (unsigned long long)size);
+    }
+    /* binary or unknown: the only binary format without a magic number is
+     * vocab.bin, whose header and first entries say whether it can be one */
     tc_error e = {0};
     rc = tc_vbin_check_head(head.data, head.len, size, &e);
     tc_buf_free(&head);
