@@ -52,18 +52,25 @@ class Tokenizer:
         merges: str | Path | None = None,
         preset: str | None = None,
         config: str | Path | None = None,
+        parse_special: bool = True,
     ) -> Tokenizer:
-        """Loads tokenizer.json, vocab.json (+ merges), a .tiktoken or a vocab.bin file.
+        """Loads tokenizer.json, vocab.json (+ merges), a .tiktoken, a vocab.bin or a GGUF file.
 
         The format is detected from the content. `preset` names the split
         pattern for formats that carry none (.tiktoken and vocab.bin: default
         qwen2; vocab.json: default gpt2). `config` is a tokenizer_config.json whose
-        added tokens are added (for .tiktoken and vocab.json files).
+        added tokens are added (for .tiktoken and vocab.json files). A GGUF is read
+        from its header only and encodes as llama.cpp does; `parse_special` is
+        llama.cpp's (False: control tokens in the text are plain text).
         """
         p = Path(path)
         with open(p, "rb") as fh:
             head = fh.read(8192)
             fmt = _tokcore.detect_format(head)
+        if fmt == "gguf":
+            return cls(_tokcore.load_gguf(str(p), parse_special), name=p.name, path=p, fmt="gguf")
+        with open(p, "rb") as fh:
+            fh.seek(len(head))
             if fmt == "unknown" and p.stat().st_size <= 256 << 20:
                 # a vocab.bin is recognized by walking all its entries
                 fmt = _tokcore.detect_format(head + fh.read())
@@ -149,7 +156,8 @@ class Tokenizer:
         if self.path is not None and self.path.exists():
             info["path"] = str(self.path)
             info["size"] = self.path.stat().st_size
-            info["sha256"] = _sha256(self.path)
+            if self.format != "gguf":   # a GGUF is a whole model: its header alone was read
+                info["sha256"] = _sha256(self.path)
         info["specials"] = [a for a in self.added_tokens if a["special"]]
         return info
 

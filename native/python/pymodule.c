@@ -85,13 +85,28 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     return wrap(t);
 }
 
+/* load_gguf(path, parse_special) -> Handle: only the GGUF's header is read */
+static PyObject *mod_load_gguf(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path;
+    int parse_special = 1;
+    if (!PyArg_ParseTuple(args, "s|p", &path, &parse_special)) return NULL;
+    tc_error err = {0};
+    tc_tokenizer *t;
+    Py_BEGIN_ALLOW_THREADS
+    t = tc_load_gguf_file(path, parse_special, &err);
+    Py_END_ALLOW_THREADS
+    if (!t) return raise_tc(&err);
+    return wrap(t);
+}
+
 static PyObject *mod_detect(PyObject *mod, PyObject *args) {
     (void)mod;
     Py_buffer b;
     if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
     tc_format f = tc_detect_format(b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
-    static const char *names[] = {"unknown", "hf", "vocab_json", "merges_txt", "tiktoken", "vocab_bin"};
+    static const char *names[] = {"unknown", "hf", "vocab_json", "merges_txt", "tiktoken", "vocab_bin", "gguf"};
     return PyUnicode_FromString(names[f]);
 }
 
@@ -739,6 +754,7 @@ static PyMethodDef mod_methods[] = {
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
+    {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
     {NULL, NULL, 0, NULL}};
 

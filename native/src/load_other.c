@@ -707,6 +707,7 @@ fail:
 #define TC_DETECT_SCAN_BYTES ((size_t)1 << 18)
 
 tc_format tc_detect_format(const uint8_t *d, size_t n) {
+    if (n >= 4 && memcmp(d, "GGUF", 4) == 0) return TC_FORMAT_GGUF;
     if (tc_vbin_detect(d, n)) return TC_FORMAT_VOCAB_BIN;
     /* the text formats are recognized by their first bytes: never scan (and
      * so fault in) more than TC_DETECT_SCAN_BYTES of a big mapped file */
