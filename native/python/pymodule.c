@@ -85,6 +85,21 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     return wrap(t);
 }
 
+/* load_gguf(path, parse_special) -> Handle: only the GGUF's header is read */
+static PyObject *mod_load_gguf(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path;
+    int parse_special = 1;
+    if (!PyArg_ParseTuple(args, "s|p", &path, &parse_special)) return NULL;
+    tc_error err = {0};
+    tc_tokenizer *t;
+    Py_BEGIN_ALLOW_THREADS
+    t = tc_load_gguf_file(path, parse_special, &err);
+    Py_END_ALLOW_THREADS
+    if (!t) return raise_tc(&err);
+    return wrap(t);
+}
+
 static const char *format_key(tc_format f) {
     switch (f) {
     case TC_FORMAT_HF_JSON: return "hf";
@@ -783,6 +798,7 @@ static PyMethodDef mod_methods[] = {
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
+    {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
     {"identify", mod_identify, METH_VARARGS, "identify(head: bytes) -> (kind, what)"},
     {"refusal", mod_refusal, METH_VARARGS, "refusal(path, data: bytes) -> the sentence refusing the file"},
