@@ -181,8 +181,11 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 typedef enum tc_model_kind {
     TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
     TC_MODEL_WORDPIECE,   /* wordpiece.c: greedy longest-match-first per word */
-    TC_MODEL_WORDLEVEL    /* wordpiece.c: one vocabulary lookup per word */
+    TC_MODEL_WORDLEVEL,   /* wordpiece.c: one vocabulary lookup per word */
+    TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
 } tc_model_kind;
+
+struct tc_unigram;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -199,6 +202,7 @@ typedef struct tc_model {
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
     uint32_t max_input_chars_per_word;   /* WORDPIECE: a longer word is the unk token */
     uint32_t max_key_len;        /* WORDPIECE, WORDLEVEL: the longest vocabulary string (bytes) */
+    struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
 
 struct tc_tokenizer {
