@@ -222,9 +222,9 @@ def test_bert_presets_refuse_other_files(tmp_path: Path) -> None:
 
 def test_trace_shows_the_longest_matches(vocab: Path) -> None:
     """The trace's WordPiece steps replay to HF's ids; each piece is the text at its position (with "##"
-    after the first), and the window's step rows show those pieces."""
-    from app.window.trace_rows import step_rows
+    after the first; its bytes are that text), and the window's step rows show those pieces."""
     from tokinspect import Tokenizer
+    from tokinspect.window.trace_rows import step_rows
 
     ours, hf = Tokenizer.from_file(vocab, preset="bert-uncased"), hf_bert(vocab, True)
     for text in texts_random(18, 300, ADDED[:5]) + ["unaffable " + "x" * 120 + " q\u0378z"]:
@@ -238,5 +238,6 @@ def test_trace_shows_the_longest_matches(vocab: Path) -> None:
                 if not st.unk:
                     piece = ("##" if st.continuing else "") + word[st.pos:st.pos + st.length].decode()
                     assert ours.id_to_token(st.id) == piece
+                    assert ours.id_to_bytes(st.id) == word[st.pos:st.pos + st.length]   # "##ing" is "ing"
             rows = step_rows(ours, ch)
             assert rows[-1].symbols == [ours.id_to_token(i) for i in ch.final()]

@@ -447,6 +447,8 @@ class ChunkListModel(QAbstractListModel):
                 return f"{row.label}   longest of {row.steps} candidate{'s' if row.steps != 1 else ''}"
             if row.kind == "kestrel":
                 return row.label
+            if row.kind == "word":
+                return f"{row.label}   {b - a} piece{'s' if b - a != 1 else ''}, longest match first"
             tail = f"{row.steps} merges → {b - a} token{'s' if b - a != 1 else ''}"
             return f"{row.label}   {tail}"
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -18,7 +18,8 @@ from ..core.trace import Trace, TraceChunk
 @dataclass(frozen=True)
 class ChunkRow:
     label: str          # the chunk's text (repr-like, whitespace visible)
-    kind: str           # "chunk", "added", "greedy" (one longest-match step) or "kestrel" (one board-engine step)
+    kind: str           # "chunk", "word" (a WordPiece word), "added", "greedy" (one longest-match step) or
+    #                     "kestrel" (one board-engine step)
     orig_span: tuple[int, int]
     token_range: tuple[int, int]
     steps: int          # merges; for "greedy": candidates considered
@@ -57,7 +58,7 @@ def chunk_rows(tr: Trace) -> list[ChunkRow]:
         text = tr.normalized[a:b].decode("utf-8", errors="replace")
         if ch.prefix_space:
             text = " " + text
-        kind = "added" if ch.added_id is not None else "chunk"
+        kind = "added" if ch.added_id is not None else "word" if ch.model == "WordPiece" else "chunk"
         out.append(ChunkRow(visible(text), kind, ch.orig_span, ch.token_range, int(ch.raw_steps.shape[0])))
     return out
 

@@ -298,6 +298,10 @@ void tc_greedy_release(tc_tokenizer *tok);
 /* load_other.c: merges of a rank vocabulary (vocab.bin handles build them on demand) */
 int tc_recover_merges(tc_tokenizer *tok, tc_error *err);
 
+/* wordpiece.c: a piece's real bytes are its text in the word: "##ing" is
+ * "ing" (the stored string keeps the prefix) */
+void tc_wordpiece_set_bytes(tc_model *m);
+
 /* tokenizer.c */
 tc_tokenizer *tc_tokenizer_new(void);
 int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err); /* builds byte ids, indexes */

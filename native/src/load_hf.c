@@ -900,6 +900,7 @@ static int load_word_model(ld *L, const tc_json *v, const tc_json *vocab) {
     m->unk_id = tc_vocab_find(&m->vocab, (const uint8_t *)unk, unk_len);
     for (uint32_t id = 0; id < m->vocab.n; id++)
         if (m->vocab.entries[id].present && m->vocab.entries[id].str_len > m->max_key_len) m->max_key_len = m->vocab.entries[id].str_len;
+    if (wp) tc_wordpiece_set_bytes(m);
     if (wp && m->unk_id < 0) {
         const tc_json *uv = member(v, "unk_token");
         r = fail(L, TC_ERR_FORMAT, uv ? uv : vocab, uv ? "$.model.unk_token" : "$.model.vocab",

@@ -157,6 +157,7 @@ tc_tokenizer *tc_load_wordpiece_vocab(const uint8_t *data, size_t len, tc_preset
     free(lines);
     lines = NULL;
     if (tc_vocab_build_index(&m->vocab, err) != TC_OK || drop_earlier_duplicates(&m->vocab, err) != TC_OK) goto fail;
+    tc_wordpiece_set_bytes(m);
     m->unk_id = tc_vocab_find(&m->vocab, (const uint8_t *)"[UNK]", 5);
     if (m->unk_id < 0) {
         tc_error_set(err, TC_ERR_FORMAT, "vocab.txt: no line is \"[UNK]\", the WordPiece unk token (a word that does not split into pieces would have no id; HF: \"Missing [UNK] token from the vocabulary\")");

@@ -106,3 +106,17 @@ int tc_wordpiece_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_
     }
     return 0;
 }
+
+void tc_wordpiece_set_bytes(tc_model *m) {
+    size_t pl = m->cont_prefix_len;
+    if (pl == 0) return;
+    for (uint32_t id = 0; id < m->vocab.n; id++) {
+        tc_entry *e = &m->vocab.entries[id];
+        /* subtle: a raw entry's bytes are its string (bytes_off == str_off),
+         * so skipping the prefix is a view into the same pool bytes */
+        if (!e->present || e->str_len <= pl || e->bytes_off != e->str_off ||
+            memcmp(m->vocab.pool.data + e->str_off, m->cont_prefix, pl) != 0) continue;
+        e->bytes_off += (uint32_t)pl;
+        e->bytes_len -= (uint32_t)pl;
+    }
+}
