@@ -100,6 +100,15 @@ tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset
  * preset's pre-tokenizer for `bpe`/`rank`; the greedy index is built. */
 tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
+/* The tokenizer of a GGUF file (tokenizer.ggml.* metadata), encoding as
+ * llama.cpp does (load_gguf.c says which vocabulary and pre types).
+ * parse_special: llama.cpp's parse_special (CONTROL tokens in the text are
+ * matched as themselves; USER_DEFINED tokens always are). The _file form
+ * reads only the header, through guarded reads (a multi-GB model opens at
+ * once); errors name the file offset and the reason. */
+tc_tokenizer *tc_load_gguf(const uint8_t *data, size_t len, int parse_special, tc_error *err);
+tc_tokenizer *tc_load_gguf_file(const char *path, int parse_special, tc_error *err);
+
 /* Adds an added token (as HF add_tokens/add_special_tokens with an explicit
  * id). Only before the first encode. Returns TC_OK or an error code. */
 typedef struct tc_added_token_spec {

@@ -39,6 +39,13 @@ def vectors() -> list[bytes]:
     return [t for t in dict.fromkeys(out) if t][:60]
 
 
+def contract_seeds() -> list[bytes]:
+    """contract.json (docs/contract.md): the committed version-1 fixture cut to a few KiB, its head, and
+    a cut in the middle of a sample"""
+    c = (REPO / "tests" / "data" / "contract_v1.json").read_bytes()
+    return [c[:3000], c[:700], c[5000:7000], c[:3000].replace(b'"version": 1', b'"version": 2')]
+
+
 def mutate(rng: random.Random, b: bytes, n: int = 3) -> bytes:
     b = bytearray(b)
     for _ in range(n):
@@ -75,6 +82,7 @@ def main() -> None:
     seeds = [real_json[:2048], (DATA / "qwen3" / "tokenizer_config.json").read_bytes()[:3000], qwen_b[:1500],
              b'{"a":[1,-2.5e+3,true,false,null,"\\u00e9\\ud83e\\udd99"],"b":{}}', b"[[[[[[]]]]]]", b'"\\"x\\n"']
     seeds += [mutate(rng, s) for s in list(seeds)]
+    seeds += contract_seeds()
     write("json", seeds)
 
     # hf_json: the tiny tokenizers whole (so the fuzzer starts from loadable files), cut, mutated
