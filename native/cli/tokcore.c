@@ -231,8 +231,9 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
         tc_refuse_unsupported(o->tokenizer, fmt, &err);
         status = fail_loaded(&err);
     } else if (fmt == TC_FORMAT_TEKKEN) {
-        tc_refuse_unsupported(o->tokenizer, fmt, &err);
-        status = fail_loaded(&err);
+        if (o->preset || o->merges)
+            fprintf(stderr, "tokcore: note: %s is a Tekken tokenizer; --preset/--merges ignored\n", o->tokenizer);
+        *tok = tc_load_tekken(f.data, f.len, &err);
     } else if (fmt == TC_FORMAT_WORDPIECE_TXT) {
         tc_refuse_unsupported(o->tokenizer, fmt, &err);
         status = fail_loaded(&err);

@@ -639,6 +639,215 @@ fail:
     return NULL;
 }
 
+/* ---- Mistral Tekken ------------------------------------------------------------
+ * mistral-common 1.13.1, mistral_common/tokens/tokenizers/tekken.py:
+ *   Tekkenizer.from_file: special_tokens from the file, or DEPRECATED_SPECIAL_TOKENS when absent
+ *     (refused above v7); vocab_size = config.default_vocab_size, num_special_tokens =
+ *     config.default_num_special_tokens.
+ *   Tekkenizer.__init__: special tokens must be unique, at most num_special_tokens, completed with
+ *     "<SPECIAL_{i}>" fillers; the first vocab_size - num_special_tokens vocab entries are
+ *     tiktoken's mergeable ranks (_reload_mergeable_ranks: entry i has rank i, the first 256 are the
+ *     single bytes), with special_tokens={} (so special strings in text are plain text).
+ *   encode: tiktoken ids + num_special_tokens, bos/eos optional; decode: ids below
+ *     num_special_tokens are special (IGNORE drops them, KEEP writes token_str). */
+
+#define TEKKEN_MAX_SPECIAL 1000000u
+
+static const char *const TEKKEN_DEPRECATED[] = {
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]",
+    "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]"};
+
+static int tk_fail(tc_error *err, const tc_json_doc *doc, const tc_json *v, const char *fmt, ...) TC_PRINTF(4, 5);
+static int tk_fail(tc_error *err, const tc_json_doc *doc, const tc_json *v, const char *fmt, ...) {
+    char path[160], why[300];
+    if (tc_json_path(doc, v, path, sizeof path) != 0) snprintf(path, sizeof path, "$");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return tc_error_set(err, TC_ERR_FORMAT, "tekken: %s at byte %u: %s", path, v->offset, why);
+}
+
+/* A non-negative integer member, or -1 with err set. */
+static int64_t tk_int(tc_error *err, const tc_json_doc *doc, const tc_json *obj, const char *key, int64_t max) {
+    const tc_json *v = tc_json_get(obj, key);
+    if (!v) { tk_fail(err, doc, obj, "missing integer member \"%s\"", key); return -1; }
+    if (v->type != TC_JSON_NUMBER || !v->u.num.is_int || v->u.num.i < 0 || v->u.num.i > max) {
+        tk_fail(err, doc, v, "\"%s\" must be an integer in 0..%lld", key, (long long)max);
+        return -1;
+    }
+    return v->u.num.i;
+}
+
+static int tk_version(const char *v) {
+    if (v[0] != 'v' || !v[1]) return -1;
+    int n = 0;
+    for (const char *p = v + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || n > 100000) return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+static int tk_special_tokens(tc_tokenizer *tok, const tc_json_doc *doc, const tc_json *root, int version,
+                             uint32_t nspecial, tc_error *err) {
+    const tc_json *st = tc_json_get(root, "special_tokens");
+    size_t ndef = sizeof TEKKEN_DEPRECATED / sizeof TEKKEN_DEPRECATED[0];
+    if (st && st->type != TC_JSON_NULL) {
+        if (st->type != TC_JSON_ARRAY) return tk_fail(err, doc, st, "\"special_tokens\" must be an array");
+        ndef = st->u.arr.n;
+    } else if (version > 7) {
+        return tk_fail(err, doc, root, "no \"special_tokens\" (a tokenizer above v7 must list them; mistral-common refuses it too)");
+    }
+    if (ndef > nspecial)
+        return tk_fail(err, doc, st ? st : root, "%zu special tokens, more than default_num_special_tokens = %u", ndef, nspecial);
+    tc_added_token_spec *sp = calloc(nspecial ? nspecial : 1, sizeof *sp);
+    char *fill = malloc((size_t)nspecial * 24 + 1);
+    if (!sp || !fill) { free(sp); free(fill); return tc_error_set(err, TC_ERR_NOMEM, "out of memory"); }
+    int rc = TC_OK;
+    for (uint32_t i = 0; i < nspecial && rc == TC_OK; i++) {
+        sp[i].id = i; sp[i].special = 1; sp[i].not_in_text = 1;
+        if (i < ndef && st && st->type == TC_JSON_ARRAY) {
+            const tc_json *it = &st->u.arr.items[i];
+            const tc_json *ts = tc_json_get(it, "token_str"), *rk = tc_json_get(it, "rank");
+            if (it->type != TC_JSON_OBJECT || !ts || ts->type != TC_JSON_STRING || ts->u.str.len == 0)
+                rc = tk_fail(err, doc, it, "a special token needs a non-empty string \"token_str\"");
+            else if (!rk || rk->type != TC_JSON_NUMBER || !rk->u.num.is_int || rk->u.num.i != (int64_t)i)
+                rc = tk_fail(err, doc, rk ? rk : it, "special token %u must have \"rank\": %u (its id is its position)", i, i);
+            else { sp[i].content = ts->u.str.s; sp[i].content_len = ts->u.str.len; }
+        } else if (i < ndef) {
+            sp[i].content = TEKKEN_DEPRECATED[i]; sp[i].content_len = strlen(TEKKEN_DEPRECATED[i]);
+        } else {
+            char *f = fill + (size_t)i * 24;
+            int w = snprintf(f, 24, "<SPECIAL_%u>", i);
+            sp[i].content = f; sp[i].content_len = (size_t)w;
+        }
+    }
+    /* unique contents (Tekkenizer asserts it) */
+    for (uint32_t i = 0; i < nspecial && rc == TC_OK && st && st->type == TC_JSON_ARRAY; i++)
+        for (uint32_t j = 0; j < i && i < ndef; j++)
+            if (sp[j].content_len == sp[i].content_len && memcmp(sp[j].content, sp[i].content, sp[i].content_len) == 0) {
+                rc = tk_fail(err, doc, &st->u.arr.items[i], "special token \"%.40s\" is also id %u (they must be unique)",
+                             sp[i].content, j);
+                break;
+            }
+    if (rc == TC_OK) rc = tc_add_tokens(tok, sp, nspecial, err);
+    free(sp);
+    free(fill);
+    return rc;
+}
+
+/* Split(pattern) + ByteLevel without its regex, ByteLevel decoder, and <s> (id 1 unless the file
+ * says otherwise) before the text when special tokens are added. */
+static int tk_pipeline(tc_tokenizer *tok, const tc_json_doc *doc, const tc_json *pat, tc_error *err) {
+    tc_pretok *pt = &tok->pretok[tok->npretok++];
+    memset(pt, 0, sizeof *pt);
+    pt->kind = TC_PT_SPLIT_REGEX;
+    pt->behavior = TC_SPLIT_ISOLATED;
+    tc_error e = {0};
+    pt->re = tc_regex_compile(pat->u.str.s, pat->u.str.len, &e);
+    if (!pt->re) return tk_fail(err, doc, pat, "%s", e.msg);
+    pt->fast = tc_fast_detect(pat->u.str.s, pat->u.str.len);
+    pt = &tok->pretok[tok->npretok++];
+    memset(pt, 0, sizeof *pt);
+    pt->kind = TC_PT_BYTELEVEL;
+    tok->byte_level = 1;
+    tok->model.ignore_merges = 1;
+    tok->model.bpe_is_rank = 1;   /* the reference is tiktoken */
+    tc_post *pp = &tok->post[tok->npost++];
+    memset(pp, 0, sizeof *pp);
+    pp->kind = TC_POST_BYTELEVEL;
+    tok->decoder = TC_DEC_BYTELEVEL;
+    return TC_OK;
+}
+
+static int tk_bos_template(tc_tokenizer *tok, tc_error *err) {
+    int64_t bos = -1;
+    for (size_t i = 0; i < tok->nadded; i++)
+        if (tok->added[i].spec.content_len == 3 && memcmp(tok->added[i].spec.content, "<s>", 3) == 0) bos = tok->added[i].spec.id;
+    if (bos < 0) return TC_OK;   /* no <s>: nothing to prepend */
+    tc_post *pp = &tok->post[tok->npost++];
+    memset(pp, 0, sizeof *pp);
+    pp->kind = TC_POST_TEMPLATE;
+    pp->single = calloc(2, sizeof *pp->single);
+    if (!pp->single) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    pp->single[0].ids[0] = (uint32_t)bos; pp->single[0].nids = 1;
+    pp->single[1].is_sequence = 1;
+    pp->nsingle = 2;
+    return TC_OK;
+}
+
+tc_tokenizer *tc_load_tekken(const uint8_t *data, size_t len, tc_error *err) {
+    tc_json_doc *doc = tc_json_parse((const char *)data, len, err);
+    if (!doc) { tc_error_prefix(err, "tekken: "); return NULL; }
+    tc_tokenizer *tok = tc_tokenizer_new();
+    uint8_t *bytes = NULL;
+    uint32_t *ids = NULL, *offs = NULL, *lens = NULL;
+    if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    const tc_json *root = tc_json_root(doc);
+    if (root->type != TC_JSON_OBJECT) { tk_fail(err, doc, root, "expected an object"); goto fail; }
+    const tc_json *cfg = tc_json_get(root, "config"), *vocab = tc_json_get(root, "vocab");
+    if (!cfg || cfg->type != TC_JSON_OBJECT) { tk_fail(err, doc, cfg ? cfg : root, "needs an object \"config\""); goto fail; }
+    if (!vocab || vocab->type != TC_JSON_ARRAY) { tk_fail(err, doc, vocab ? vocab : root, "needs an array \"vocab\""); goto fail; }
+    const tc_json *pat = tc_json_get(cfg, "pattern"), *ver = tc_json_get(cfg, "version");
+    if (!pat || pat->type != TC_JSON_STRING) { tk_fail(err, doc, pat ? pat : cfg, "needs a string \"pattern\""); goto fail; }
+    int version = ver && ver->type == TC_JSON_STRING ? tk_version(ver->u.str.s) : -1;
+    if (version < 0) { tk_fail(err, doc, ver ? ver : cfg, "needs a \"version\" such as \"v3\" (mistral-common refuses others)"); goto fail; }
+    int64_t vsize = tk_int(err, doc, cfg, "default_vocab_size", TC_MAX_VOCAB - 1);
+    if (vsize < 0) goto fail;
+    int64_t nsp = tk_int(err, doc, cfg, "default_num_special_tokens", TEKKEN_MAX_SPECIAL);
+    if (nsp < 0) goto fail;
+    if (nsp > vsize) { tk_fail(err, doc, cfg, "default_num_special_tokens %lld above default_vocab_size %lld", (long long)nsp, (long long)vsize); goto fail; }
+    uint32_t inner = (uint32_t)(vsize - nsp), nspecial = (uint32_t)nsp;
+    if (vocab->u.arr.n < inner) {
+        tk_fail(err, doc, vocab, "%u entries, but default_vocab_size - default_num_special_tokens = %u", vocab->u.arr.n, inner);
+        goto fail;
+    }
+    if (inner < 256) { tk_fail(err, doc, cfg, "%u ordinary tokens: the 256 single bytes need more", inner); goto fail; }
+    if (tk_pipeline(tok, doc, pat, err) != TC_OK) goto fail;
+    size_t total = 0;
+    for (uint32_t i = 0; i < inner; i++) {
+        const tc_json *tb = tc_json_get(&vocab->u.arr.items[i], "token_bytes");
+        if (tb && tb->type == TC_JSON_STRING) total += tb->u.str.len;
+    }
+    bytes = malloc(total ? total : 1);
+    ids = malloc((size_t)inner * sizeof *ids);
+    offs = malloc((size_t)inner * sizeof *offs);
+    lens = malloc((size_t)inner * sizeof *lens);
+    if (!bytes || !ids || !offs || !lens) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    size_t bpos = 0;
+    for (uint32_t i = 0; i < inner; i++) {
+        const tc_json *it = &vocab->u.arr.items[i];
+        const tc_json *rk = tc_json_get(it, "rank"), *tb = tc_json_get(it, "token_bytes");
+        if (it->type != TC_JSON_OBJECT || !tb || tb->type != TC_JSON_STRING) { tk_fail(err, doc, it, "needs a string \"token_bytes\""); goto fail; }
+        if (!rk || rk->type != TC_JSON_NUMBER || !rk->u.num.is_int || rk->u.num.i != (int64_t)i) {
+            tk_fail(err, doc, rk ? rk : it, "entry %u must have \"rank\": %u", i, i);
+            goto fail;
+        }
+        long bl = b64decode((const uint8_t *)tb->u.str.s, tb->u.str.len, bytes + bpos);
+        if (bl <= 0 || (size_t)bl > TC_MAX_TOKEN_BYTES) { tk_fail(err, doc, tb, "invalid base64 token (or above %u bytes)", TC_MAX_TOKEN_BYTES); goto fail; }
+        if (i < 256 && (bl != 1 || bytes[bpos] != i)) { tk_fail(err, doc, tb, "entry %u must be the single byte 0x%02X", i, i); goto fail; }
+        ids[i] = i + nspecial; offs[i] = (uint32_t)bpos; lens[i] = (uint32_t)bl;
+        bpos += (size_t)bl;
+    }
+    if (build_rank_model(tok, inner, ids, bytes, offs, lens, (uint32_t)vsize - 1, TC_PRESET_GPT2, "tekken", 0, err) != TC_OK) {
+        goto fail;
+    }
+    if (tk_special_tokens(tok, doc, root, version, nspecial, err) != TC_OK) goto fail;
+    if (tk_bos_template(tok, err) != TC_OK) goto fail;
+    if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    tc_describe_update(tok, "tekken");
+    free(bytes); free(ids); free(offs); free(lens);
+    tc_json_free(doc);
+    return tok;
+fail:
+    free(bytes); free(ids); free(offs); free(lens);
+    tc_json_free(doc);
+    tc_free(tok);
+    return NULL;
+}
+
 /* ---- vocab.bin ----------------------------------------------------------------- */
 
 /* An entry that looks like an added token: "<...>" of printable ASCII. */

@@ -94,6 +94,16 @@ tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const
  * than the file's ranks (gpt2 has no fixed size). */
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
+/* Mistral Tekken tokenizer JSON, as mistral-common 1.13.1's Tekkenizer
+ * (mistral_common/tokens/tokenizers/tekken.py): the first
+ * default_vocab_size - default_num_special_tokens entries of "vocab" are
+ * tiktoken ranks (base64 bytes), shifted up by the number of special tokens;
+ * ids 0..default_num_special_tokens-1 are the special tokens (the file's
+ * "special_tokens", or the deprecated list for files up to v7, then
+ * "<SPECIAL_n>" fillers), never matched in text; "config.pattern" splits;
+ * add_special_tokens prepends <s>. Errors name the JSON path. */
+tc_tokenizer *tc_load_tekken(const uint8_t *data, size_t len, tc_error *err);
+
 /* The board's vocab.bin (see vocabbin.h). The entries at the highest ids
  * that look like "<...>" become added tokens (special per the preset's list,
  * else special); the others form a rank model (id = rank), with the
@@ -115,6 +125,8 @@ typedef struct tc_added_token_spec {
     const char *content; size_t content_len;
     uint32_t id;
     int special, lstrip, rstrip, single_word, normalized;
+    int not_in_text;   /* 1: never matched in input text (Tekken's special tokens: mistral-common
+                        * encodes text with tiktoken given no special tokens); ids and decode only */
 } tc_added_token_spec;
 int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n, tc_error *err);
 

@@ -258,7 +258,8 @@ static int index_ready(const tc_tokenizer *tok, tc_index ix) {
 
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
     switch (enc) {
-    case TC_ENC_BPE: return tok->model.kind == TC_MODEL_UNIGRAM || index_ready(tok, TC_IX_MERGES);
+    case TC_ENC_BPE:
+        return tok->model.kind == TC_MODEL_UNIGRAM || index_ready(tok, tok->model.bpe_is_rank ? TC_IX_BYTES : TC_IX_MERGES);
     case TC_ENC_RANK: return index_ready(tok, TC_IX_BYTES);
     case TC_ENC_GREEDY:
     case TC_ENC_KESTREL_V1:
@@ -307,6 +308,7 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
                             tc_encoder_name(enc), enc == TC_ENC_RANK ? "rank merges pairs of a BPE vocabulary by id, and a Unigram vocabulary has no merges"
                             : "the longest-prefix match runs on vocab.bin's byte-level stored form, and a Unigram vocabulary is not byte-level (its spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens)");
     /* bpe on a rank file: merges recovered from the bytes index */
+    if (enc == TC_ENC_BPE && tok->model.bpe_is_rank) return prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
     if (enc == TC_ENC_BPE) {
         int r = prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
         return r != TC_OK ? r : prepare_index(tok, TC_IX_MERGES, tc_recover_merges, err);

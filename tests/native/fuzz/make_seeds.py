@@ -188,7 +188,17 @@ def detect_seeds() -> list[bytes]:
                  + b"archive/data.pkl" + b"\x80\x02}q\x00.")
     zip_npz = (b"PK\x03\x04\x14\x00\x00\x00\x00\x00" + b"\x00" * 16 + struct.pack("<HH", 10, 0) + b"logits.npy"
                + b"\x93NUMPY\x01\x00")
+    # a whole Tekken file: the 256 bytes, two merges, 10 special tokens (4 listed, 6 fillers)
+    vocab = [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None} for i in range(256)]
+    vocab += [{"rank": 256 + k, "token_bytes": base64.b64encode(t).decode(), "token_str": t.decode()}
+              for k, t in enumerate([b"he", b"hel"])]
+    whole = json.dumps({"config": {"pattern": r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+",
+                                   "num_vocab_tokens": 258, "default_vocab_size": 268,
+                                   "default_num_special_tokens": 10, "version": "v7"},
+                        "vocab": vocab, "special_tokens": [{"rank": i, "token_str": s, "is_control": True}
+                                                           for i, s in enumerate(["<unk>", "<s>", "</s>", "[INST]"])]})
     return [
+        whole.encode(),
         spm + b"\x12\x04\x08\x01\x10\x02", spm[:40],
         tekken,
         b"[PAD]\n[unused1]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##s\n##ing\n",
