@@ -74,6 +74,7 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     if (strcmp(kind, "hf") == 0) t = tc_load_hf_json(f.data, f.len, &err);
     else if (strcmp(kind, "tiktoken") == 0) t = tc_load_tiktoken(f.data, f.len, preset, &err);
     else if (strcmp(kind, "vocab_bin") == 0) t = tc_load_vocabbin(f.data, f.len, preset, &err);
+    else if (strcmp(kind, "spm") == 0) t = tc_load_spm_model(f.data, f.len, &err);
     else if (strcmp(kind, "vocab_merges") == 0) {
         if (!merges) tc_error_set(&err, TC_ERR_ARG, "vocab.json needs a merges.txt");
         else t = tc_load_vocab_merges(f.data, f.len, fm.data, fm.len, preset, &err);

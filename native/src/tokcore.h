@@ -77,6 +77,10 @@ tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset
  * preset's pre-tokenizer for `bpe`/`rank`; the greedy index is built. */
 tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
+/* A SentencePiece .model (serialized ModelProto), encoded and decoded as
+ * the sentencepiece package does (spm_model.h says what is supported). */
+tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err);
+
 /* Adds an added token (as HF add_tokens/add_special_tokens with an explicit
  * id). Only before the first encode. Returns TC_OK or an error code. */
 typedef struct tc_added_token_spec {
