@@ -124,6 +124,11 @@ class Tokenizer:
     def id_to_bytes(self, id: int) -> bytes | None:
         return self._handle.id_to_bytes(int(id))
 
+    def piece_info(self, id: int) -> tuple[float, str] | None:
+        """A SentencePiece .model's piece: (score, type), type one of "normal",
+        "unknown", "control", "user_defined", "unused", "byte"; None otherwise."""
+        return self._handle.piece_info(int(id))
+
     def token_to_id(self, token: str) -> int | None:
         return self._handle.token_to_id(token)
 

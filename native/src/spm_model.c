@@ -41,6 +41,14 @@ int tc_spm_piece_type(const tc_tokenizer *tok, uint32_t id) {
     return tok->spm && id < tok->spm->p.npieces ? tok->spm->p.pieces[id].type : 0;
 }
 
+const char *tc_spm_piece_info(const tc_tokenizer *tok, uint32_t id, float *score) {
+    static const char *const names[] = {"?", "normal", "unknown", "control", "user_defined", "unused", "byte"};
+    int t = tc_spm_piece_type(tok, id);
+    if (!t) return NULL;
+    *score = tok->spm->p.pieces[id].score;
+    return names[t];
+}
+
 /* PieceToId: the id of a piece, -1 when absent. model_interface.cc
  * InitializePieces skips the UNUSED piece "\0" (kNullPiece), so it is never found. */
 static int64_t find_piece(const tc_tokenizer *tok, const uint8_t *s, size_t n) {
@@ -353,7 +361,7 @@ static int spm_normalize(const tc_tokenizer *tok, const uint8_t *in, size_t len,
 /* ---- BPE (bpe_model.cc Model::SampleEncode with alpha = 0) ------------ */
 
 typedef struct spm_sym { int32_t prev, next; uint32_t start, len; uint8_t freeze; } spm_sym;
-typedef struct spm_pair { float score; int32_t iscore; uint32_t left, right, size; } spm_pair;
+typedef struct spm_pair { uint64_t key; uint32_t right, size; } spm_pair;   /* key: pair_key() */
 typedef struct spm_rev { uint32_t off, len, left_len; } spm_rev;   /* rev_merge: piece -> its two halves */
 typedef struct spm_out { uint32_t start, len; int64_t id; } spm_out;
 
@@ -366,15 +374,20 @@ typedef struct bpe_ctx {
     spm_out *out; size_t nout, out_cap;
 } bpe_ctx;
 
-/* SymbolPairComparator: h1 < h2 (priority_queue pops the largest): by score,
- * compared through the float's bits as bpe_model.cc does, then the lower
- * left index first. */
-static int pair_less(const spm_pair *h1, const spm_pair *h2) {
-    int32_t i1 = h1->iscore, i2 = h2->iscore;
-    if ((i1 & i2) < 0) return (i1 > i2) || (i1 == i2 && h1->left > h2->left);
-    int score_less = ((i1 ^ i2) < 0) ? i1 < 0 : i1 < i2;
-    return score_less || (i1 == i2 && h1->left > h2->left);
+/* SymbolPairComparator (the priority_queue pops its largest pair): the
+ * higher score first, scores compared through their bits as bpe_model.cc
+ * does ((i1 & i2) < 0: both negative, the larger int is the smaller float;
+ * signs differ: the negative one is smaller; else int order), then the lower
+ * left index. That order is one 64-bit key: the score's bits made monotone
+ * (negative ints reversed below the non-negative ones) above ~left. */
+static uint64_t pair_key(float score, uint32_t left) {
+    int32_t i;
+    memcpy(&i, &score, 4);
+    uint32_t k = i < 0 ? ~(uint32_t)i : (uint32_t)i + 0x80000000u;
+    return (uint64_t)k << 32 | (uint32_t)~left;
 }
+
+static uint32_t pair_left(const spm_pair *p) { return ~(uint32_t)p->key; }
 
 static int heap_push(bpe_ctx *c, const spm_pair *p) {
     if (tc_grow((void **)&c->heap, &c->heap_cap, c->nheap + 1, sizeof *c->heap) != 0) return -1;
@@ -382,24 +395,27 @@ static int heap_push(bpe_ctx *c, const spm_pair *p) {
     c->heap[i] = *p;
     while (i > 0) {
         size_t up = (i - 1) / 2;
-        if (!pair_less(&c->heap[up], &c->heap[i])) break;
+        if (c->heap[up].key >= c->heap[i].key) break;
         spm_pair t = c->heap[up]; c->heap[up] = c->heap[i]; c->heap[i] = t;
         i = up;
     }
     return 0;
 }
 
-static void heap_pop(bpe_ctx *c) {
-    c->heap[0] = c->heap[--c->nheap];
-    size_t i = 0;
+static void sift_down(bpe_ctx *c, size_t i) {
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < c->nheap && pair_less(&c->heap[m], &c->heap[l])) m = l;
-        if (r < c->nheap && pair_less(&c->heap[m], &c->heap[r])) m = r;
+        if (l < c->nheap && c->heap[m].key < c->heap[l].key) m = l;
+        if (r < c->nheap && c->heap[m].key < c->heap[r].key) m = r;
         if (m == i) break;
         spm_pair t = c->heap[m]; c->heap[m] = c->heap[i]; c->heap[i] = t;
         i = m;
     }
+}
+
+static void heap_pop(bpe_ctx *c) {
+    c->heap[0] = c->heap[--c->nheap];
+    sift_down(c, 0);
 }
 
 /* PieceToIdNoReserved + IsReservedId: a mergeable piece (NORMAL,
@@ -412,19 +428,22 @@ static int64_t mergeable_id(const bpe_ctx *c, uint32_t start, uint32_t len) {
 }
 
 /* MaybeAddNewSymbolPair (and the first bigram pass) */
-static int add_pair(bpe_ctx *c, int32_t left, int32_t right) {
+static int add_pair(bpe_ctx *c, int32_t left, int32_t right, int sift) {
     if (left < 0 || right < 0) return 0;
     const spm_sym *l = &c->sym[left], *r = &c->sym[right];
     if (l->freeze || r->freeze) return 0;
     int64_t id = mergeable_id(c, l->start, l->len + r->len);
     if (id < 0) return 0;
     spm_pair h;
-    h.score = c->tok->spm->p.pieces[id].score;
-    memcpy(&h.iscore, &h.score, 4);
-    h.left = (uint32_t)left;
+    h.key = pair_key(c->tok->spm->p.pieces[id].score, (uint32_t)left);
     h.right = (uint32_t)right;
     h.size = l->len + r->len;
-    if (heap_push(c, &h) != 0) return -1;
+    if (sift) {
+        if (heap_push(c, &h) != 0) return -1;
+    } else {
+        if (tc_grow((void **)&c->heap, &c->heap_cap, c->nheap + 1, sizeof *c->heap) != 0) return -1;
+        c->heap[c->nheap++] = h;
+    }
     if (c->tok->spm->p.pieces[id].type == TC_SPM_UNUSED) {
         if (tc_grow((void **)&c->rev, &c->rev_cap, c->nrev + 1, sizeof *c->rev) != 0) return -1;
         c->rev[c->nrev++] = (spm_rev){l->start, l->len + r->len, l->len};
@@ -478,18 +497,21 @@ static int bpe_run(bpe_ctx *c, size_t n) {
         c->sym[k].prev = (int32_t)k - 1;
         c->sym[k].next = k + 1 < ns ? (int32_t)k + 1 : -1;
     }
+    /* the first bigrams, then one heapify (the agenda's constructor makes a heap of them) */
     for (size_t k = 1; k < ns; k++)
-        if (add_pair(c, (int32_t)k - 1, (int32_t)k) != 0) return -1;
+        if (add_pair(c, (int32_t)k - 1, (int32_t)k, 0) != 0) return -1;
+    for (size_t k = c->nheap / 2; k-- > 0;) sift_down(c, k);
     while (c->nheap) {
         spm_pair top = c->heap[0];
-        spm_sym *l = &c->sym[top.left], *r = &c->sym[top.right];
+        uint32_t tl = pair_left(&top);
+        spm_sym *l = &c->sym[tl], *r = &c->sym[top.right];
         heap_pop(c);
         if (l->len == 0 || r->len == 0 || l->len + r->len != top.size) continue;   /* stale */
         l->len += r->len;
         l->next = r->next;
-        if (r->next >= 0) c->sym[r->next].prev = (int32_t)top.left;
+        if (r->next >= 0) c->sym[r->next].prev = (int32_t)tl;
         r->len = 0;
-        if (add_pair(c, l->prev, (int32_t)top.left) != 0 || add_pair(c, (int32_t)top.left, l->next) != 0) return -1;
+        if (add_pair(c, l->prev, (int32_t)tl, 1) != 0 || add_pair(c, (int32_t)tl, l->next, 1) != 0) return -1;
     }
     for (int32_t k = ns ? 0 : -1; k != -1; k = c->sym[k].next)
         if (resegment(c, c->sym[k].start, c->sym[k].len, 0) != 0) return -1;

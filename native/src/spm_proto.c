@@ -293,8 +293,8 @@ int tc_spm_proto_parse(const uint8_t *data, size_t len, tc_spm_proto *p, tc_erro
         if ((rc = pb_key(&r, &f, &wt, &at, err))) goto fail;
         if (f == 1 || f == 2 || f == 3 || f == 5) {
             const uint8_t *s; size_t n;
-            if ((rc = pb_want(&r, at, wt, PB_LEN, f == 1 ? "pieces" : f == 2 ? "trainer_spec" : f == 3 ? "normalizer_spec" : "denormalizer_spec", err)) ||
-                (rc = pb_bytes(&r, &s, &n, err, NULL)))
+            const char *name = f == 1 ? "pieces" : f == 2 ? "trainer_spec" : f == 3 ? "normalizer_spec" : "denormalizer_spec";
+            if ((rc = pb_want(&r, at, wt, PB_LEN, name, err)) || (rc = pb_bytes(&r, &s, &n, err, name)))
                 goto fail;
             size_t st = (size_t)(s - data), en = st + n;
             if (f == 1) rc = parse_piece(p, data, st, en, p->npieces++, err);

@@ -80,6 +80,10 @@ tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset
 /* A SentencePiece .model (serialized ModelProto), encoded and decoded as
  * the sentencepiece package does (spm_model.h says what is supported). */
 tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err);
+/* A SentencePiece piece's score and type name ("normal", "unknown",
+ * "control", "user_defined", "unused", "byte"); NULL when the handle is not
+ * a .model or id is not a piece. */
+const char *tc_spm_piece_info(const tc_tokenizer *tok, uint32_t id, float *score);
 
 /* Adds an added token (as HF add_tokens/add_special_tokens with an explicit
  * id). Only before the first encode. Returns TC_OK or an error code. */
