@@ -42,10 +42,11 @@ PARTS: dict[str, set[str]] = {
     "tokinspect.analysis": {"tokinspect.core"},
     "tokinspect.sampling": {ENGINE, "tokinspect.core"},
     "tokinspect.board": {"tokinspect.core", "tokinspect.formats"},
+    "tokinspect.contract": {ENGINE, "tokinspect.core", "tokinspect.formats", "tokinspect.board"},
     "tokinspect.window": {"tokinspect.core", "tokinspect.formats", "tokinspect.analysis", "tokinspect.sampling",
-                          "tokinspect.board", "tokinspect.resources"},
+                          "tokinspect.board", "tokinspect.contract", "tokinspect.resources"},
     "tokinspect.cli": {"tokinspect.core", "tokinspect.formats", "tokinspect.analysis", "tokinspect.sampling",
-                       "tokinspect.board", "tokinspect.gui"},
+                       "tokinspect.board", "tokinspect.contract", "tokinspect.gui"},
     "tokinspect.gui": {"tokinspect.window", "tokinspect.widgets", "tokinspect.resources"},   # the GUI entry
     "tokinspect.widgets": {"tokinspect.window"},                    # + PLAIN
     "tokinspect.resources": set(),
@@ -239,7 +240,7 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
         "app/sampling/sampler.py": "from ..core.tokenizer import Tokenizer\n",
         "app/window/__init__.py": '"""x"""\n',
         "app/window/document.py": "from PySide6.QtCore import QObject\nfrom tokinspect.widgets import theme\n",
-        "app/contract.py": "import json\n",
+        "app/nowhere.py": "import json\n",
         "widgets/__init__.py": "",
         "widgets/theme.py": "import paramiko\n",
         "widgets/pane.py": ("from tokinspect.window.document import Document\nfrom tokinspect.core.encoding import "
@@ -254,7 +255,7 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     assert "app/core/encoding.py:2: tokinspect.core.encoding imports tokinspect.core.tokenizer: a plain" in text
     assert "app/core/tokenizer.py:3: tokinspect.core.tokenizer imports PySide6: Qt only" in text
     assert "app/window/document.py:2: tokinspect.window.document imports tokinspect.widgets.theme" in text
-    assert "app/contract.py:1: tokinspect.contract imports json: tokinspect.contract is in no part" in text
+    assert "app/nowhere.py:1: tokinspect.nowhere imports json: tokinspect.nowhere is in no part" in text
     assert "widgets/theme.py:1: tokinspect.widgets.theme imports paramiko: the views use" in text
     assert "widgets/pane.py:5: tokinspect.widgets.pane imports tokinspect.sampling.sampler: the views" in text
     assert len(found) == 6, text

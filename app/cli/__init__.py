@@ -1,6 +1,6 @@
 """The `tokinspect` command line: the dispatcher (`main`, the console script) and one module per
-command group: `tokens` (encode, decode, trace, info), `vocab` (vocab compile|audit, compare),
-`sample`, `board`.
+command group: `tokens` (encode, decode, trace, info), `vocab` (vocab compile|audit|diff, compare),
+`sample`, `board`, `contract` (freeze, verify).
 
 No arguments, or a first argument that is an existing file, opens the
 window instead (tokinspect.gui, imported only then, so the CLI works
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
 
     from .board import register as register_board
+    from .contract import register as register_contract
     from .sample import register as register_sample
     from .tokens import register as register_tokens
     from .vocab import register as register_vocab
@@ -32,10 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     register_vocab(sub)
     register_board(sub)
     register_sample(sub)
+    register_contract(sub)
     return p
 
 
-SUBCOMMANDS = ("encode", "decode", "trace", "info")
+SUBCOMMANDS = ("encode", "decode", "trace", "info", "contract", "vocab")
 GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with")
 
 

@@ -16,11 +16,14 @@ from pathlib import Path
 
 from .. import _tokcore
 from .defaults import qwen_tiktoken_path
+from .detect import WALK_LIMIT, identify, refusal
 from .encoding import Encoding
 from .trace import Trace
 
 TokenizerError = _tokcore.TokenizerError
 
+# formats detected by content whose loaders are not wired yet: refused with their name
+NOT_YET = ("tekken", "wordpiece_txt", "gguf")
 PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2")
 ENCODERS = ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")
 # what each encoder is, in one line (help texts, the window's encoder box)
@@ -55,18 +58,17 @@ class Tokenizer:
     ) -> Tokenizer:
         """Loads tokenizer.json, vocab.json (+ merges), a .tiktoken or a vocab.bin file.
 
-        The format is detected from the content. `preset` names the split
+        The format is detected from the content (detect.py); a file of another
+        kind is refused with a sentence that names the file and says what it is
+        ("a PNG image, not a tokenizer") or what it is not. `preset` names the split
         pattern for formats that carry none (.tiktoken and vocab.bin: default
         qwen2; vocab.json: default gpt2). `config` is a tokenizer_config.json whose
         added tokens are added (for .tiktoken and vocab.json files).
         """
         p = Path(path)
-        with open(p, "rb") as fh:
-            head = fh.read(8192)
-            fmt = _tokcore.detect_format(head)
-            if fmt == "unknown" and p.stat().st_size <= 256 << 20:
-                # a vocab.bin is recognized by walking all its entries
-                fmt = _tokcore.detect_format(head + fh.read())
+        fmt, what = identify(p)
+        if fmt == "directory":
+            raise TokenizerError(what)
         if fmt == "merges_txt" and merges is None:
             raise TokenizerError(f"{p}: this is a merges.txt; open the vocab.json and pass merges=")
         if fmt == "vocab_json" and merges is None:
@@ -75,16 +77,24 @@ class Tokenizer:
                 merges = sibling
             else:
                 raise TokenizerError(f"{p}: a vocab.json needs its merges.txt (merges=...)")
-        if fmt == "unknown" and (not head or b"\x00" in head[:64]):
-            fmt = "vocab_bin"   # binary: let the vocab.bin parser say what is wrong with it
+        if fmt in NOT_YET:
+            raise TokenizerError(f"{p}: {what}: not supported yet")
+        if fmt == "unknown" and p.stat().st_size > WALK_LIMIT:
+            fmt = "vocab_bin"   # too big to walk here: the engine judges it from its first MiB
         if fmt == "unknown":
-            raise TokenizerError(f"{p}: not a tokenizer.json, vocab.json, .tiktoken or vocab.bin file")
-        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin"}[fmt]
+            raise TokenizerError(refusal(p))
+        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin",
+                "spm_model": "spm"}[fmt]
         if preset is None:
             preset = "gpt2" if kind == "vocab_merges" else "qwen2"
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
-        handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+        try:
+            handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+        except TokenizerError as e:
+            if kind != "spm":
+                raise
+            raise TokenizerError(f"{p}: {e}") from None   # the model's messages name no file
         tok = cls(handle, name=p.name, path=p, fmt=kind)
         if config is not None:
             tok.add_tokens_from_config(config)

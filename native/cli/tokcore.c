@@ -169,6 +169,12 @@ static int pick_preset(const options *o, tc_preset fallback, tc_preset *p) {
     return -1;
 }
 
+/* A refusal from the engine (the message names the file). */
+static int fail_loaded(const tc_error *err) {
+    fprintf(stderr, "tokcore: %s\n", err->msg);
+    return EXIT_FAIL;
+}
+
 /* Loads the tokenizer of the options. `file` keeps the tokenizer file's
  * contents for `info` (NULL: freed here). Returns the exit status. */
 static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
@@ -201,10 +207,20 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
         fprintf(stderr, "tokcore: %s looks like a merges.txt: pass the vocab.json as --tokenizer and this file as --merges\n",
                 o->tokenizer);
         status = EXIT_FAIL;
+    } else if (fmt == TC_FORMAT_SPM_MODEL) {
+        *tok = tc_load_spm_model(f.data, f.len, &err);
+    } else if (fmt == TC_FORMAT_TEKKEN) {
+        tc_refuse_unsupported(o->tokenizer, fmt, &err);
+        status = fail_loaded(&err);
+    } else if (fmt == TC_FORMAT_WORDPIECE_TXT) {
+        tc_refuse_unsupported(o->tokenizer, fmt, &err);
+        status = fail_loaded(&err);
+    } else if (fmt == TC_FORMAT_GGUF) {
+        tc_refuse_unsupported(o->tokenizer, fmt, &err);
+        status = fail_loaded(&err);
     } else {
-        fprintf(stderr, "tokcore: %s: unknown tokenizer format (expected tokenizer.json, vocab.json, .tiktoken or vocab.bin)\n",
-                o->tokenizer);
-        status = EXIT_FAIL;
+        tc_refuse_file(o->tokenizer, f.data, f.len, &err);
+        status = fail_loaded(&err);
     }
     if (status == EXIT_OK && !*tok) {
         fprintf(stderr, "tokcore: %s: %s\n", o->tokenizer, err.msg[0] ? err.msg : "cannot load");

@@ -86,14 +86,54 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     return wrap(t);
 }
 
+static const char *format_key(tc_format f) {
+    switch (f) {
+    case TC_FORMAT_HF_JSON: return "hf";
+    case TC_FORMAT_VOCAB_JSON: return "vocab_json";
+    case TC_FORMAT_MERGES_TXT: return "merges_txt";
+    case TC_FORMAT_TIKTOKEN: return "tiktoken";
+    case TC_FORMAT_VOCAB_BIN: return "vocab_bin";
+    case TC_FORMAT_SPM_MODEL: return "spm_model";
+    case TC_FORMAT_TEKKEN: return "tekken";
+    case TC_FORMAT_WORDPIECE_TXT: return "wordpiece_txt";
+    case TC_FORMAT_GGUF: return "gguf";
+    case TC_FORMAT_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
 static PyObject *mod_detect(PyObject *mod, PyObject *args) {
     (void)mod;
     Py_buffer b;
     if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
     tc_format f = tc_detect_format(b.buf, (size_t)b.len);
     PyBuffer_Release(&b);
-    static const char *names[] = {"unknown", "hf", "vocab_json", "merges_txt", "tiktoken", "vocab_bin"};
-    return PyUnicode_FromString(names[f]);
+    return PyUnicode_FromString(format_key(f));
+}
+
+/* identify(data) -> (kind, what): the detected kind and its name ("a
+ * SentencePiece model"), or ("unknown", what the file is or None). */
+static PyObject *mod_identify(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+    tc_format f = tc_detect_format(b.buf, (size_t)b.len);
+    const char *what = f == TC_FORMAT_UNKNOWN ? tc_detect_other(b.buf, (size_t)b.len) : tc_format_name(f);
+    PyBuffer_Release(&b);
+    return Py_BuildValue("(sz)", format_key(f), what);
+}
+
+/* refusal(path, data) -> the sentence for a file of no format the engine
+ * loads ("<path>: a PNG image, not a tokenizer"). */
+static PyObject *mod_refusal(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "sy*", &path, &b)) return NULL;
+    tc_error err = {0};
+    tc_refuse_file(path, b.buf, (size_t)b.len, &err);
+    PyBuffer_Release(&b);
+    return PyUnicode_FromString(err.msg);
 }
 
 /* Text argument: str (UTF-8) or bytes-like (raw bytes, may be invalid UTF-8). */
@@ -753,6 +793,8 @@ static PyMethodDef mod_methods[] = {
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
+    {"identify", mod_identify, METH_VARARGS, "identify(head: bytes) -> (kind, what)"},
+    {"refusal", mod_refusal, METH_VARARGS, "refusal(path, data: bytes) -> the sentence refusing the file"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_tokcore", "tokcore engine", -1, mod_methods,

@@ -1,5 +1,5 @@
 /* load_other.c - loaders for GPT-2 vocab.json + merges.txt and tiktoken
- * rank files, the pattern presets, and format detection.
+ * rank files, and the pattern presets (detect.c: format detection).
  *
  * Does: builds the same pipeline HF builds for these models (ByteLevel
  * BPE), with the pre-tokenizer of a named preset. For rank files it
@@ -701,52 +701,6 @@ fail:
     return NULL;
 }
 
-/* ---- detection ------------------------------------------------------------------ */
-
-/* A first line (base64 of a 64 KiB token, a merges line) fits in this. */
-#define TC_DETECT_SCAN_BYTES ((size_t)1 << 18)
-
-tc_format tc_detect_format(const uint8_t *d, size_t n) {
-    if (tc_vbin_detect(d, n)) return TC_FORMAT_VOCAB_BIN;
-    /* the text formats are recognized by their first bytes: never scan (and
-     * so fault in) more than TC_DETECT_SCAN_BYTES of a big mapped file */
-    if (n > TC_DETECT_SCAN_BYTES) n = TC_DETECT_SCAN_BYTES;
-    size_t i = 0;
-    if (n >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF) i = 3;
-    while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) i++;
-    if (i >= n) return TC_FORMAT_UNKNOWN;
-    if (d[i] == '{') {
-        /* vocab.json maps strings to integers; tokenizer.json's first member
-         * ("version", "added_tokens", ...) holds a string, array or object */
-        size_t k = i + 1;
-        while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\r' || d[k] == '\n')) k++;
-        if (k < n && d[k] == '"') {
-            for (k++; k < n && d[k] != '"'; k++)
-                if (d[k] == '\\') k++;
-            k++;
-            while (k < n && (d[k] == ' ' || d[k] == '\t' || d[k] == '\r' || d[k] == '\n' || d[k] == ':')) k++;
-            if (k < n && ((d[k] >= '0' && d[k] <= '9') || d[k] == '-')) return TC_FORMAT_VOCAB_JSON;
-        }
-        return TC_FORMAT_HF_JSON;
-    }
-    if (n - i >= 8 && memcmp(d + i, "#version", 8) == 0) return TC_FORMAT_MERGES_TXT;
-    /* tiktoken: first line is base64, one space, digits */
-    size_t j = i;
-    while (j < n && b64val(d[j]) >= 0) j++;
-    while (j < n && d[j] == '=') j++;
-    if (j > i && j < n && d[j] == ' ') {
-        size_t k = j + 1;
-        while (k < n && d[k] >= '0' && d[k] <= '9') k++;
-        if (k > j + 1 && (k == n || d[k] == '\n' || d[k] == '\r')) return TC_FORMAT_TIKTOKEN;
-    }
-    /* merges.txt without header: a first line of two space-separated tokens */
-    size_t e = i;
-    while (e < n && d[e] != '\n') e++;
-    const uint8_t *sp = memchr(d + i, ' ', e - i);
-    if (sp && !memchr(sp + 1, ' ', (size_t)(d + e - (sp + 1)))) return TC_FORMAT_MERGES_TXT;
-    return TC_FORMAT_UNKNOWN;
-}
-
 /* A file larger than this is checked from its first TC_PRECHECK_HEAD bytes
  * before it is read whole: nothing is memory-mapped (platform.h), so a big
  * file that is no tokenizer must be refused from its head or it costs its
@@ -763,8 +717,14 @@ int tc_precheck_file(const char *path, size_t max_bytes, tc_error *err) {
         tc_buf_free(&head);
         return TC_OK;
     }
-    /* binary or unknown: the only binary format is vocab.bin, whose header
-     * and first entries say whether it can be one */
+    const char *what = tc_detect_other(head.data, head.len);
+    if (what) {
+        tc_buf_free(&head);
+        return tc_error_set(err, TC_ERR_FORMAT, "%s: %s, not a tokenizer (%llu bytes)", path, what,
+                            (unsigned long long)size);
+    }
+    /* binary or unknown: the only binary format without a magic number is
+     * vocab.bin, whose header and first entries say whether it can be one */
     tc_error e = {0};
     rc = tc_vbin_check_head(head.data, head.len, size, &e);
     tc_buf_free(&head);

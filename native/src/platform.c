@@ -111,6 +111,7 @@ static int open_regular(const char *path, size_t max_bytes, int *fd, struct stat
         int e = errno; close(*fd);
         return tc_error_set(err, TC_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
     }
+    if (S_ISDIR(st->st_mode)) { close(*fd); return tc_error_set(err, TC_ERR_IO, "%s: a directory, not a tokenizer file", path); }
     if (!S_ISREG(st->st_mode)) { close(*fd); return tc_error_set(err, TC_ERR_IO, "%s: not a regular file", path); }
     if ((unsigned long long)st->st_size > (unsigned long long)max_bytes) {
         close(*fd);

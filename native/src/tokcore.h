@@ -31,11 +31,27 @@ typedef enum tc_format {
     TC_FORMAT_VOCAB_JSON,   /* GPT-2 vocab.json (needs merges.txt) */
     TC_FORMAT_MERGES_TXT,   /* GPT-2 merges.txt */
     TC_FORMAT_TIKTOKEN,     /* base64 rank file */
-    TC_FORMAT_VOCAB_BIN     /* the board's vocab.bin */
+    TC_FORMAT_VOCAB_BIN,    /* the board's vocab.bin */
+    TC_FORMAT_SPM_MODEL,    /* SentencePiece ModelProto (protobuf) */
+    TC_FORMAT_TEKKEN,       /* Mistral tekken.json (config / vocab / special_tokens) */
+    TC_FORMAT_WORDPIECE_TXT,/* BERT vocab.txt, one token per line */
+    TC_FORMAT_GGUF          /* GGUF model file (magic "GGUF") */
 } tc_format;
 
-/* Guess the format from the first bytes of a file's contents. */
+/* The format of a file from its contents (detect.c): at most the first
+ * 256 KiB are looked at (plus the structural walk of a vocab.bin). */
 tc_format tc_detect_format(const uint8_t *data, size_t len);
+/* "a tokenizer.json", "a SentencePiece model", ... */
+const char *tc_format_name(tc_format f);
+/* What a file that is no tokenizer is, from its magic number or shape
+ * ("a PNG image", "an empty file", "a model config.json"), or NULL. */
+const char *tc_detect_other(const uint8_t *data, size_t len);
+/* Sets err to the sentence for a file of no format the engine loads:
+ * "<path>: a PNG image, not a tokenizer", or what it is not (a binary
+ * file: what its reading as a vocab.bin says). Returns the error code. */
+int tc_refuse_file(const char *path, const uint8_t *data, size_t len, tc_error *err);
+/* "<path>: a SentencePiece model: not supported yet". */
+int tc_refuse_unsupported(const char *path, tc_format f, tc_error *err);
 
 /* ---- loading ---------------------------------------------------------- */
 

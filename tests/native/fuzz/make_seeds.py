@@ -134,6 +134,40 @@ def main() -> None:
     seeds = [bytes([0x10 if ln.startswith((b"[", b'{"ids')) else rng.randrange(16)]) + ln for ln in lines]
     write("jsonl", seeds)
 
+    write("detect", detect_seeds())
+
+
+def detect_seeds() -> list[bytes]:
+    """detect: the shapes detect.c tells apart, each a few hundred bytes: a SentencePiece protobuf
+    (pieces as sentencepiece_model.proto lays them out), a Tekken head, a BERT vocab.txt, GGUF,
+    PNG, ZIP (a PyTorch layout and an .npz), numpy .npy, UTF-16, configs."""
+    def piece(s: bytes, score: float, kind: int) -> bytes:
+        body = b"\x0a" + bytes([len(s)]) + s + b"\x15" + struct.pack("<f", score) + b"\x18" + bytes([kind])
+        return b"\x0a" + bytes([len(body)]) + body
+
+    spm = b"".join(piece(s, -float(i), 2 if i < 3 else 1) for i, s in
+                   enumerate([b"<unk>", b"<s>", b"</s>", "\u2581the".encode(), b"ing", b"ed"]))
+    tekken = (b'{"config": {"pattern": "\\\\p{N}", "num_vocab_tokens": 3, "default_vocab_size": 131072, '
+              b'"default_num_special_tokens": 1000, "version": "v3"}, "vocab": [{"rank": 0, "token_bytes": "AA==", '
+              b'"token_str": "\\u0000"}, {"rank": 1, "token_bytes": "AQ=="')
+    zip_torch = (b"PK\x03\x04\x14\x00\x00\x00\x00\x00" + b"\x00" * 16 + struct.pack("<HH", 16, 0)
+                 + b"archive/data.pkl" + b"\x80\x02}q\x00.")
+    zip_npz = (b"PK\x03\x04\x14\x00\x00\x00\x00\x00" + b"\x00" * 16 + struct.pack("<HH", 10, 0) + b"logits.npy"
+               + b"\x93NUMPY\x01\x00")
+    return [
+        spm + b"\x12\x04\x08\x01\x10\x02", spm[:40],
+        tekken,
+        b"[PAD]\n[unused1]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##s\n##ing\n",
+        b"GGUF\x03\x00\x00\x00" + struct.pack("<QQ", 0, 1),
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", zip_torch, zip_npz,
+        b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+        "hello world\n".encode("utf-16"), "hello world\n".encode("utf-16-be"),
+        b'{"architectures": ["Qwen3ForCausalLM"], "vocab_size": 151936}',
+        b'{"added_tokens_decoder": {"151643": {"content": "<|endoftext|>"}}}',
+        b"\x80\x02}q\x00.", b"MZ" + b"\x00" * 58 + struct.pack("<I", 64) + b"PE\x00\x00",
+        b"", b"   \n", b"\x05\x00\x00\x00garbage",
+    ]
+
 
 if __name__ == "__main__":
     main()
