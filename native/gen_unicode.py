@@ -5,7 +5,8 @@ Run:  python3 native/gen_unicode.py            (writes native/src/unicode_data.h
       python3 native/gen_unicode.py --check    (exit 1 if the header is stale)
 
 Deterministic: output depends only on unicodedata (its version is recorded in
-the header) and the two hardcoded range lists below.
+the header), unicodedata2 (RX_UNIDATA, for the regex classes) and the
+hardcoded range lists below.
 
 What is generated (all `static const`, no mutable state):
   * a two-stage table cp -> record index (block of 128 code points), and
@@ -49,6 +50,18 @@ Property derivations:
 """
 import sys
 import unicodedata
+
+# The regex classes' data (gc, Word, simple case folding): Unicode 16.0, the
+# version of both references, measured on every code point: HF tokenizers
+# 0.23.3's Oniguruma and tiktoken 0.14's regex crate agree with unicodedata2
+# 16.0.0 on every \p{..} general category class (tests/test_unicode_classes.py).
+# unicodedata2 is a build-time input of this script only (pip install
+# unicodedata2==16.0.0); the rest of the header stays on Python's own
+# unicodedata 14.0 (the Rust-side classifiers and the normalizers' data).
+# Case folding ((?i)) has no data in unicodedata2 and stays at 14.0: a case
+# pair added in 15.0/16.0 (e.g. U+A7CB/U+0264) does not fold in (?i) here.
+RX_UNIDATA = "16.0.0"
+BASE_UNIDATA = "14.0.0"
 
 OUT = "native/src/unicode_data.h"
 
@@ -141,8 +154,51 @@ def parse_ranges(text):
     return out
 
 
+def rx_tables(other_alpha, space):
+    """cp -> gc | flags << 5 at RX_UNIDATA for the regex classes.
+
+    Word (\\w) is UTS #18's word = Alphabetic | M | Nd | Pc | Join_Control;
+    Alphabetic = L | Nl | Other_Alphabetic, and only the Other_Alphabetic code
+    points outside M matter here (circled and squared letters, So), which the
+    Unicode 14.0 list above still gives at 16.0 (checked exhaustively against
+    both references). The two engines differ on 8 code points:
+      * Oniguruma (onigenc_unicode_is_code_ctype in src/unicode.c) answers
+        code points below 256 from its EncUNICODE_ISO_8859_1_CtypeTable, where
+        U+00B2 U+00B3 U+00B9 U+00BC-U+00BE (No) are Word: RXF_WORD_ONIG;
+      * the regex crate (regex-syntax, unicode_tables/perl_word.rs) includes
+        Join_Control U+200C U+200D, which Oniguruma does not: RXF_WORD_RUST.
+    """
+    import unicodedata2 as ud2
+    assert ud2.unidata_version == RX_UNIDATA, "pip install unicodedata2==" + RX_UNIDATA
+    word_gc = ("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "Pc")
+    onig_latin1 = {0xB2, 0xB3, 0xB9, 0xBC, 0xBD, 0xBE}
+    join_control = {0x200C, 0x200D}
+    out = []
+    for cp in range(NCP):
+        ch = chr(cp)
+        g = ud2.category(ch)
+        flags = 0
+        if cp in space:
+            flags |= RXF_SPACE
+        word = g in word_gc or cp in other_alpha
+        if word or cp in onig_latin1:
+            flags |= RXF_WORD_ONIG
+        if word or cp in join_control:
+            flags |= RXF_WORD_RUST
+        out.append(GCS.index(g) | flags << 5)
+    return out
+
+
+# Flags above the 5 gc bits of a regex class byte (TC_RX_F_* in unicode_data.h).
+RXF_SPACE = 1
+RXF_WORD_ONIG = 2
+RXF_WORD_RUST = 4
+
+
 def main():
     check = "--check" in sys.argv[1:]
+    assert unicodedata.unidata_version == BASE_UNIDATA, (
+        "run with a Python whose unicodedata is " + BASE_UNIDATA + " (3.11)")
     post9 = parse_ranges(ASSIGNED_AFTER_9)
     other_alpha = parse_ranges(OTHER_ALPHABETIC)
     space = set()
@@ -355,6 +411,27 @@ def main():
         L.append("    {0x%X, 0x%X, 0x%X, 0x%X}," % (cp, lo[0], lo[1], lo[2]))
     L.append("};")
     L.append("")
+    # regex classes: cp -> gc | flags << 5 (Unicode RX_UNIDATA), two stages
+    rx = rx_tables(other_alpha, space)
+    rblocks = {}
+    rblock_list = []
+    rstage1 = []
+    for b in range(NCP >> SHIFT):
+        blk = tuple(rx[b * bsize:(b + 1) * bsize])
+        i = rblocks.get(blk)
+        if i is None:
+            i = rblocks[blk] = len(rblock_list)
+            rblock_list.append(blk)
+        rstage1.append(i)
+    assert len(rblock_list) < 65536
+    L.append("/* Regex classes (\\p{..}, \\s, \\w, \\d) at Unicode %s: gc | TC_RX_F_* << 5. */" % RX_UNIDATA)
+    L.append('#define TC_RX_UNIDATA_VERSION "%s"' % RX_UNIDATA)
+    L.append("#define TC_RX_F_SPACE 0x%02Xu" % RXF_SPACE)
+    L.append("#define TC_RX_F_WORD_ONIG 0x%02Xu" % RXF_WORD_ONIG)
+    L.append("#define TC_RX_F_WORD_RUST 0x%02Xu" % RXF_WORD_RUST)
+    L.append("")
+    arr("uint16_t", "tc_rx_stage1", rstage1, 24)
+    arr("uint8_t", "tc_rx_stage2", [v for blk in rblock_list for v in blk], 24)
     L.append("#endif")
     text = "\n".join(L) + "\n"
 
@@ -370,8 +447,8 @@ def main():
         return 0
     with open(OUT, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
-    print("wrote %s: %d records, %d blocks, %d canon, %d compat, %d pairs" % (
-        OUT, len(rec_list), len(block_list), len(ce), len(ke), len(pk)))
+    print("wrote %s: %d records, %d blocks, %d canon, %d compat, %d pairs, %d regex blocks" % (
+        OUT, len(rec_list), len(block_list), len(ce), len(ke), len(pk), len(rblock_list)))
     return 0
 
 

@@ -86,6 +86,21 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     return wrap(t);
 }
 
+/* load_gguf(path, parse_special) -> Handle: only the GGUF's header is read */
+static PyObject *mod_load_gguf(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path;
+    int parse_special = 1;
+    if (!PyArg_ParseTuple(args, "s|p", &path, &parse_special)) return NULL;
+    tc_error err = {0};
+    tc_tokenizer *t;
+    Py_BEGIN_ALLOW_THREADS
+    t = tc_load_gguf_file(path, parse_special, &err);
+    Py_END_ALLOW_THREADS
+    if (!t) return raise_tc(&err);
+    return wrap(t);
+}
+
 static const char *format_key(tc_format f) {
     switch (f) {
     case TC_FORMAT_HF_JSON: return "hf";
@@ -488,15 +503,16 @@ static PyTypeObject TokType = {
     .tp_methods = Tok_methods,
 };
 
-/* find_all(pattern, subject: bytes, fast: bool) -> [(start, end), ...]
- * The matcher's (or the fast scanner's) find_iter; for tests and the GUI. */
+/* find_all(pattern, subject: bytes, fast: bool, rust: bool) -> [(start, end), ...]
+ * The matcher's (or the fast scanner's) find_iter; for tests and the GUI.
+ * rust: the classes of tiktoken's regex crate (rank files) instead of Onig's. */
 static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
     (void)mod;
     const char *pat;
     Py_ssize_t plen;
     Py_buffer b;
-    int fast = 0;
-    if (!PyArg_ParseTuple(args, "s#y*|p", &pat, &plen, &b, &fast)) return NULL;
+    int fast = 0, rust = 0;
+    if (!PyArg_ParseTuple(args, "s#y*|pp", &pat, &plen, &b, &fast, &rust)) return NULL;
     size_t *m = NULL, n = 0, cap = 0;
     int r;
     tc_error err = {0};
@@ -508,7 +524,7 @@ static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
         Py_END_ALLOW_THREADS
         n /= 2;
     } else {
-        tc_regex *re = tc_regex_compile(pat, (size_t)plen, &err);
+        tc_regex *re = tc_regex_compile_flavor(pat, (size_t)plen, rust ? TC_RX_RUST : TC_RX_ONIG, &err);
         if (!re) { PyBuffer_Release(&b); return raise_tc(&err); }
         Py_BEGIN_ALLOW_THREADS
         r = tc_regex_find_all(re, b.buf, (size_t)b.len, &m, &n, &cap);
@@ -790,8 +806,9 @@ static PyMethodDef mod_methods[] = {
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
     {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
-    {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False) -> list of (start, end) byte spans"},
+    {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
+    {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
     {"identify", mod_identify, METH_VARARGS, "identify(head: bytes) -> (kind, what)"},
     {"refusal", mod_refusal, METH_VARARGS, "refusal(path, data: bytes) -> the sentence refusing the file"},

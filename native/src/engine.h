@@ -198,6 +198,8 @@ struct tc_tokenizer {
     tc_decoder_kind decoder;     /* NONE, BYTELEVEL (alone) or CHAIN (dec[]) */
     tc_dec_step dec[TC_MAX_DEC]; int ndec;
     tc_bytes_rule bytes_rule;    /* the model entries' real bytes (vocab.c) */
+    int drop_missing_bytes;      /* a byte without a token is dropped, not refused at load
+                                  * (GGUF: llama.cpp's llm_tokenizer_bpe_session::tokenize) */
     /* added tokens */
     tc_added *added; size_t nadded, added_cap;
     tc_buf added_pool;

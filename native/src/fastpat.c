@@ -45,10 +45,10 @@ static inline unit unit_at(const uint8_t *s, size_t len, size_t i) {
         return u;
     }
     u.cp = tc_utf8_decode(s, len, i, &u.n);
-    uint32_t m = TC_GCM(tc_unicode_gc(u.cp));
+    uint32_t m = TC_GCM(tc_unicode_rx_gc(u.cp));
     if (m & TC_GCM_L) u.cls = C_L;
     else if (m & TC_GCM_N) u.cls = C_N;
-    else if (tc_unicode_is_space(u.cp)) u.cls = C_WS;
+    else if (tc_unicode_rx_space(u.cp)) u.cls = C_WS;
     else u.cls = C_P;
     return u;
 }

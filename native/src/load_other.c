@@ -74,8 +74,10 @@ static int preset_specials(tc_tokenizer *tok, tc_preset p, tc_error *err) {
     }
 }
 
-/* Pipeline of a preset: normalizer, pre-tokenizers, post-processor, decoder. */
-static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
+/* Pipeline of a preset: normalizer, pre-tokenizers, post-processor, decoder.
+ * flavor: whose regex classes the split follows; a rank file is judged
+ * against tiktoken (Rust's regex crate), the other files against HF (Onig). */
+static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_rx_flavor flavor, tc_error *err) {
     const char *pat = NULL;
     switch (p) {
     case TC_PRESET_QWEN2: pat = PAT_QWEN2; break;
@@ -95,7 +97,7 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
         memset(pt, 0, sizeof *pt);
         pt->kind = TC_PT_SPLIT_REGEX;
         pt->behavior = TC_SPLIT_ISOLATED;
-        pt->re = tc_regex_compile(pat, strlen(pat), err);
+        pt->re = tc_regex_compile_flavor(pat, strlen(pat), flavor, err);
         if (!pt->re) return err->code;
         pt->fast = tc_fast_detect(pat, strlen(pat));
     }
@@ -104,7 +106,7 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_error *err) {
     pt->kind = TC_PT_BYTELEVEL;
     pt->use_regex = pat == NULL;
     if (pt->use_regex) {
-        pt->re = tc_regex_compile(PAT_GPT2, strlen(PAT_GPT2), err);
+        pt->re = tc_regex_compile_flavor(PAT_GPT2, strlen(PAT_GPT2), flavor, err);
         if (!pt->re) return err->code;
         pt->fast = tc_fast_detect(PAT_GPT2, strlen(PAT_GPT2));
     }
@@ -137,7 +139,7 @@ tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const
     if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     const tc_json *root = tc_json_root(doc);
     if (root->type != TC_JSON_OBJECT) { tc_error_set(err, TC_ERR_FORMAT, "vocab.json: expected an object of token -> id"); goto fail; }
-    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
+    if (apply_preset(tok, preset, TC_RX_ONIG, err) != TC_OK) goto fail;
     tc_model *m = &tok->model;
     m->kind = TC_MODEL_BPE_MERGES;
     uint32_t n = 0;
@@ -412,7 +414,8 @@ int tc_recover_merges(tc_tokenizer *tok, tc_error *err) {
 static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks, const uint8_t *bytes,
                             const uint32_t *offs, const uint32_t *lens, uint32_t maxrank, tc_preset preset,
                             const char *what, int with_merges, tc_error *err) {
-    if (tok->npretok == 0 && apply_preset(tok, preset, err) != TC_OK) return fail_code(err);
+    tc_rx_flavor flavor = strcmp(what, ".tiktoken") == 0 ? TC_RX_RUST : TC_RX_ONIG;
+    if (tok->npretok == 0 && apply_preset(tok, preset, flavor, err) != TC_OK) return fail_code(err);
     tc_model *m = &tok->model;
     m->kind = TC_MODEL_BPE_MERGES;
     if (tc_vocab_init(&m->vocab, maxrank + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
@@ -661,7 +664,7 @@ tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset
     lens = malloc((size_t)first_added * sizeof *lens);
     if (!ranks || !offs || !lens) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     /* the preset's pipeline first: reading the entries needs its pattern */
-    if (apply_preset(tok, preset, err) != TC_OK) goto fail;
+    if (apply_preset(tok, preset, TC_RX_ONIG, err) != TC_OK) goto fail;
     roles = group_roles(&vb, first_added);
     if (!roles) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     for (uint32_t id = 0; id < first_added; id++) {

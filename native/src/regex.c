@@ -11,10 +11,13 @@
  *  - `^`/`$` are line anchors (Ruby/Onig): ^ at 0 or after a '\n' that is
  *    not the last byte, $ at end or before '\n'. \A start, \z end, \Z end or before a final '\n'.
  *  - `.` is any unit except '\n'.
- *  - \s = White_Space, \d = \p{Nd}, \w = L|M|N|Pc (Onig's Word is
- *    Alphabetic|M|Nd|Pc plus, in practice, all of N; L|M|N|Pc differs only
- *    on a few Alphabetic symbols such as U+24B6 circled letters (So) and
- *    U+0345-like marks that are already M), \h = [0-9A-Fa-f].
+ *  - Classes use the regex tables of unicode.h (Unicode 16.0, the version
+ *    of both Oniguruma in HF tokenizers 0.23.3 and tiktoken's regex crate,
+ *    checked on every code point by tests/test_unicode_classes.py):
+ *    \s = White_Space, \d = \p{Nd}, \w = UTS #18 word (Alphabetic|M|Nd|Pc)
+ *    with each engine's exceptions (tc_rx_flavor: Oniguruma's Latin-1 table
+ *    makes U+00B2 U+00B3 U+00B9 U+00BC-BE word; the regex crate adds
+ *    Join_Control), \h = [0-9A-Fa-f].
  *  - `(?i)` in the middle of a group applies to the rest of that group,
  *    including later alternatives: a(?i)b|c == a(?i:b|c) (Onig).
  *  - Case-insensitive matching uses simple case folding: literal c matches
@@ -59,6 +62,7 @@ typedef struct rx_class {
     uint32_t gcmask;        /* union of \p items (positive sets of categories) */
     uint32_t na_gcmask;     /* first-unit superset for non-ASCII units */
     uint8_t negate, icase, has_space, has_notspace, na_any;
+    uint8_t has_word, has_notword, bracket;
     uint32_t r_off, r_n;    /* ranges into re->ranges (sorted, merged) */
     uint32_t f_off, f_n;    /* icase only: case-equivalents of members */
 } rx_class;
@@ -104,6 +108,7 @@ struct tc_regex {
     size_t nfilters;
     uint32_t nregs;
     uint32_t start_filter;  /* NO_FILTER when every position may start a match */
+    tc_rx_flavor flavor;    /* whose \w (and future per-engine class differences) */
     int anchored;           /* program begins with \A */
 };
 
@@ -139,7 +144,10 @@ static inline uint32_t rx_fold(uint32_t c) {
 
 #define GCM_ALL ((uint32_t)((1ull << TC_GC_COUNT) - 1))
 #define GCM_SPACE (TC_GCM(TC_GC_Zs) | TC_GCM(TC_GC_Zl) | TC_GCM(TC_GC_Zp) | TC_GCM(TC_GC_Cc))
-#define GCM_WORD (TC_GCM_L | TC_GCM_M | TC_GCM_N | TC_GCM(TC_GC_Pc))
+/* categories wholly inside \w (both flavors), and those holding some word
+ * code points (Other_Alphabetic symbols So, Onig's Latin-1 No, Join_Control Cf) */
+#define GCM_WORD (TC_GCM_L | TC_GCM_M | TC_GCM(TC_GC_Nd) | TC_GCM(TC_GC_Nl) | TC_GCM(TC_GC_Pc))
+#define GCM_WORD_SUPER (GCM_WORD | TC_GCM(TC_GC_So) | TC_GCM(TC_GC_No) | TC_GCM(TC_GC_Cf))
 
 static int in_ranges(const rx_range *r, uint32_t n, uint32_t c) {
     uint32_t lo = 0, hi = n;
@@ -154,11 +162,16 @@ static int in_ranges(const rx_range *r, uint32_t n, uint32_t c) {
 
 /* class membership before negation and case folding */
 static inline int class_raw(const tc_regex *re, const rx_class *k, uint32_t c) {
-    if (k->gcmask && ((k->gcmask >> tc_unicode_gc(c)) & 1u)) return 1;
+    if (k->gcmask && ((k->gcmask >> tc_unicode_rx_gc(c)) & 1u)) return 1;
     if (k->has_space || k->has_notspace) {
-        int sp = tc_unicode_is_space(c);
+        int sp = tc_unicode_rx_space(c);
         if (k->has_space && sp) return 1;
         if (k->has_notspace && !sp) return 1;
+    }
+    if (k->has_word || k->has_notword) {
+        int w = tc_unicode_rx_word(c, re->flavor, k->bracket);
+        if (k->has_word && w) return 1;
+        if (k->has_notword && !w) return 1;
     }
     return k->r_n && in_ranges(re->ranges + k->r_off, k->r_n, c);
 }
@@ -359,7 +372,8 @@ static int parse_prop(rx_parser *ps, int negated, size_t at, uint32_t *mask) {
 /* class under construction */
 typedef struct rx_cbuild {
     uint32_t gcmask;
-    uint8_t has_space, has_notspace;
+    uint8_t has_space, has_notspace, has_word, has_notword;
+    uint8_t bracket; /* a [...] class, not a bare escape (Onig's \w differs, see unicode.h) */
 } rx_cbuild;
 
 static int tmp_add(rx_parser *ps, uint32_t lo, uint32_t hi) {
@@ -407,6 +421,9 @@ static int finish_class(rx_parser *ps, const rx_cbuild *cb, int negate, int icas
     k.gcmask = cb->gcmask;
     k.has_space = cb->has_space;
     k.has_notspace = cb->has_notspace;
+    k.has_word = cb->has_word;
+    k.has_notword = cb->has_notword;
+    k.bracket = cb->bracket;
     k.negate = (uint8_t)negate;
     /* first-unit filter for non-ASCII units, from the raw ranges */
     size_t nraw = ps->ntmp;
@@ -418,7 +435,7 @@ static int finish_class(rx_parser *ps, const rx_cbuild *cb, int negate, int icas
         if (hi < 128) continue;
         if ((uint64_t)(hi - lo + 1) > budget) { na_any = 1; break; }
         budget -= hi - lo + 1;
-        for (uint32_t c = lo; c <= hi; c++) na_mask |= TC_GCM(tc_unicode_gc(c));
+        for (uint32_t c = lo; c <= hi; c++) na_mask |= TC_GCM(tc_unicode_rx_gc(c));
     }
     if (flush_ranges(ps, 0, &k.r_off, &k.r_n) != 0) return -1;
     /* Case-insensitive bracket class (Onig): u matches if the class holds
@@ -459,11 +476,12 @@ static int finish_class(rx_parser *ps, const rx_cbuild *cb, int negate, int icas
         if (class_full(re, &k, c)) BIT_SET(k.ascii, c);
     /* non-ASCII first-unit superset */
     if (!negate) {
-        if (k.icase || k.has_notspace || na_any) k.na_any = 1;
-        k.na_gcmask = na_mask | k.gcmask | (k.has_space ? GCM_SPACE : 0);
+        if (k.icase || k.has_notspace || k.has_notword || na_any) k.na_any = 1;
+        k.na_gcmask = na_mask | k.gcmask | (k.has_space ? GCM_SPACE : 0) | (k.has_word ? GCM_WORD_SUPER : 0);
     } else {
         uint32_t m = GCM_ALL & ~k.gcmask;
         if (k.has_notspace) m &= GCM_SPACE;
+        if (k.has_notword) m &= GCM_WORD_SUPER;
         k.na_gcmask = m;
         if (k.icase) k.na_any = 1;
     }
@@ -481,8 +499,8 @@ static int class_escape(rx_parser *ps, int c, size_t at, rx_cbuild *cb) {
     case 'S': cb->has_notspace = 1; return 1;
     case 'd': cb->gcmask |= TC_GCM(TC_GC_Nd); return 1;
     case 'D': cb->gcmask |= GCM_ALL & ~TC_GCM(TC_GC_Nd); return 1;
-    case 'w': cb->gcmask |= GCM_WORD; return 1;
-    case 'W': cb->gcmask |= GCM_ALL & ~GCM_WORD; return 1;
+    case 'w': cb->has_word = 1; return 1;
+    case 'W': cb->has_notword = 1; return 1;
     case 'h':
         if (tmp_add(ps, '0', '9') || tmp_add(ps, 'a', 'f') || tmp_add(ps, 'A', 'F')) return -1;
         return 1;
@@ -537,7 +555,7 @@ static int unsupported_escape(rx_parser *ps, int c, size_t at) {
 
 /* parses [...] (ps->pos after '['), returns class index */
 static int parse_class(rx_parser *ps, int icase, size_t start, uint32_t *idx) {
-    rx_cbuild cb = {0, 0, 0};
+    rx_cbuild cb = {0, 0, 0, 0, 0, 1};
     int negate = 0;
     ps->ntmp = 0;
     if (pat_peek(ps) == '^') { negate = 1; ps->pos++; }
@@ -735,7 +753,7 @@ static int32_t parse_atom(rx_parser *ps, int depth, int *icase) {
             ps->nodes[n].aop = (uint8_t)(e == 'A' ? OP_BOS : e == 'z' ? OP_EOS : OP_EOSNL);
             return n;
         }
-        rx_cbuild cb = {0, 0, 0};
+        rx_cbuild cb = {0, 0, 0, 0, 0, 0};
         ps->ntmp = 0;
         int r = class_escape(ps, e, at, &cb);
         if (r < 0) return -1;
@@ -1094,7 +1112,7 @@ static void filter_add_unit(const tc_regex *re, rx_filter *f, int op, int32_t ar
     switch (op) {
     case OP_CHAR:
         if ((uint32_t)arg < 128) BIT_SET(f->ascii, (uint32_t)arg);
-        else f->gcmask |= TC_GCM(tc_unicode_gc((uint32_t)arg));
+        else f->gcmask |= TC_GCM(tc_unicode_rx_gc((uint32_t)arg));
         break;
     case OP_CHARI:
         for (uint32_t c = 0; c < 128; c++)
@@ -1219,6 +1237,10 @@ void tc_regex_free(tc_regex *re) {
 }
 
 tc_regex *tc_regex_compile(const char *pattern, size_t len, tc_error *err) {
+    return tc_regex_compile_flavor(pattern, len, TC_RX_ONIG, err);
+}
+
+tc_regex *tc_regex_compile_flavor(const char *pattern, size_t len, tc_rx_flavor flavor, tc_error *err) {
     if (!pattern && len) { tc_error_set(err, TC_ERR_ARG, "regex: NULL pattern"); return NULL; }
     if (len > TC_REGEX_MAX_PATTERN) { tc_error_set(err, TC_ERR_LIMIT, "regex: pattern longer than %u bytes", TC_REGEX_MAX_PATTERN); return NULL; }
     tc_regex *re = calloc(1, sizeof *re);
@@ -1229,6 +1251,7 @@ tc_regex *tc_regex_compile(const char *pattern, size_t len, tc_error *err) {
     ps.len = len;
     ps.err = err;
     ps.re = re;
+    re->flavor = flavor == TC_RX_RUST ? TC_RX_RUST : TC_RX_ONIG;
     rx_gen g;
     memset(&g, 0, sizeof g);
     g.ps = &ps;
@@ -1328,7 +1351,7 @@ static inline int filter_pass(const tc_regex *re, uint32_t fi, const uint8_t *s,
     if (f->na_any) return 1;
     int n;
     uint32_t c = tc_utf8_decode(s, len, sp, &n);
-    return (int)((f->gcmask >> tc_unicode_gc(c)) & 1u);
+    return (int)((f->gcmask >> tc_unicode_rx_gc(c)) & 1u);
 }
 
 #define PUSH(K, PC, POS, POS2)                                   \

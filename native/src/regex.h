@@ -20,6 +20,7 @@
 #define TC_REGEX_H
 
 #include "common.h"
+#include "unicode.h"
 
 typedef struct tc_regex tc_regex;
 
@@ -27,6 +28,10 @@ typedef struct tc_regex tc_regex;
  * constructs outside the subset, TC_ERR_FORMAT for syntax errors; message
  * names the construct and its byte offset in the pattern). */
 tc_regex *tc_regex_compile(const char *pattern, size_t len, tc_error *err);
+/* The same, with the class semantics of one reference engine: TC_RX_ONIG
+ * (HF tokenizers' Oniguruma: tokenizer.json; what tc_regex_compile uses) or
+ * TC_RX_RUST (tiktoken's regex crate: rank files). */
+tc_regex *tc_regex_compile_flavor(const char *pattern, size_t len, tc_rx_flavor flavor, tc_error *err);
 void tc_regex_free(tc_regex *re);
 
 /* Search subject[0..len) for the leftmost match starting at or after byte

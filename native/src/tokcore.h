@@ -101,6 +101,15 @@ tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err);
  * a .model or id is not a piece. */
 const char *tc_spm_piece_info(const tc_tokenizer *tok, uint32_t id, float *score);
 
+/* The tokenizer of a GGUF file (tokenizer.ggml.* metadata), encoding as
+ * llama.cpp does (load_gguf.c says which vocabulary and pre types).
+ * parse_special: llama.cpp's parse_special (CONTROL tokens in the text are
+ * matched as themselves; USER_DEFINED tokens always are). The _file form
+ * reads only the header, through guarded reads (a multi-GB model opens at
+ * once); errors name the file offset and the reason. */
+tc_tokenizer *tc_load_gguf(const uint8_t *data, size_t len, int parse_special, tc_error *err);
+tc_tokenizer *tc_load_gguf_file(const char *path, int parse_special, tc_error *err);
+
 /* Adds an added token (as HF add_tokens/add_special_tokens with an explicit
  * id). Only before the first encode. Returns TC_OK or an error code. */
 typedef struct tc_added_token_spec {

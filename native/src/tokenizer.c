@@ -208,7 +208,7 @@ int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n,
  * word (a rank file missing "e" encoded "Hello" as "Hllo"). Refused at
  * load, naming the bytes; byte_fallback models have their own rule. */
 static int check_byte_coverage(const tc_tokenizer *tok, tc_error *err) {
-    if (!tok->byte_level || tok->model.byte_fallback) return TC_OK;
+    if (!tok->byte_level || tok->model.byte_fallback || tok->drop_missing_bytes) return TC_OK;
     char list[TC_MISSING_BYTES_LISTED * 10 + 32];
     size_t o = 0;
     int missing = 0;

@@ -78,6 +78,31 @@ int tc_unicode_lower(uint32_t cp, uint32_t out[3]) {
 
 const char *tc_unicode_version(void) { return TC_UNIDATA_VERSION; }
 
+_Static_assert(TC_RX_F_SPACE == 1u && TC_GC_COUNT <= 32, "regex class byte: 5 gc bits, then flags");
+
+static inline uint32_t rx_byte(uint32_t cp) {
+    if (cp >= 0x110000u) return 0; /* Cn, no flags */
+    uint32_t blk = tc_rx_stage1[cp >> TC_UD_SHIFT];
+    return tc_rx_stage2[(blk << TC_UD_SHIFT) | (cp & ((1u << TC_UD_SHIFT) - 1))];
+}
+
+tc_gc tc_unicode_rx_gc(uint32_t cp) { return (tc_gc)(rx_byte(cp) & 31u); }
+
+int tc_unicode_rx_space(uint32_t cp) { return ((rx_byte(cp) >> 5) & TC_RX_F_SPACE) != 0; }
+
+/* Oniguruma (6.9.x, src/unicode.c onigenc_unicode_is_code_ctype) tests a
+ * bare \w below 256 in EncUNICODE_ISO_8859_1_CtypeTable (TC_RX_F_WORD_ONIG);
+ * a \w in a bracket class adds the Word code ranges instead (regparse.c
+ * add_ctype_to_cc), which below 256 are the regex crate's word set (Join_Control
+ * lies above). Measured: HF's \w matches U+00B2, [\w\s] does not. */
+int tc_unicode_rx_word(uint32_t cp, tc_rx_flavor flavor, int bracket) {
+    uint32_t bit = TC_RX_F_WORD_ONIG;
+    if (flavor == TC_RX_RUST || (bracket && cp < 0x100u)) bit = TC_RX_F_WORD_RUST;
+    return ((rx_byte(cp) >> 5) & bit) != 0;
+}
+
+const char *tc_unicode_rx_version(void) { return TC_RX_UNIDATA_VERSION; }
+
 int tc_unicode_ccc(uint32_t cp) {
     if (cp >= 0x110000u) return 0;
     return rec(cp)->ccc;

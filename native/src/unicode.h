@@ -52,6 +52,32 @@ int tc_unicode_lower(uint32_t cp, uint32_t out[3]);
 /* Unicode version the tables were generated from, e.g. "14.0.0". */
 const char *tc_unicode_version(void);
 
+/* ---- regex classes -------------------------------------------------------
+ * The regex engine's \p{..}, \s, \w and \d follow their own table, at the
+ * Unicode version of the references' regex engines (16.0 for both HF
+ * tokenizers 0.23.3's Oniguruma and tiktoken 0.14's regex crate, measured on
+ * every code point), not at the version of the lookups above, which serve
+ * the Rust-side classifiers and normalizers of HF. Code points >=
+ * TC_CP_INVALID_BASE are Cn, not space, not word. */
+
+/* Which reference's \w: Oniguruma (a tokenizer.json) or Rust's regex crate
+ * (tiktoken: a rank file). They differ on 8 code points, see gen_unicode.py. */
+typedef enum tc_rx_flavor { TC_RX_ONIG = 0, TC_RX_RUST = 1 } tc_rx_flavor;
+
+/* General category at the regex version. */
+tc_gc tc_unicode_rx_gc(uint32_t cp);
+
+/* White_Space (\s); the same set in both flavors. */
+int tc_unicode_rx_space(uint32_t cp);
+
+/* \w of the flavor (UTS #18 word with each engine's exceptions); bracket:
+ * the \w is inside [...] (Oniguruma answers a bare \w below U+0100 from its
+ * Latin-1 table, a bracketed one from the Word code ranges). */
+int tc_unicode_rx_word(uint32_t cp, tc_rx_flavor flavor, int bracket);
+
+/* Unicode version of the regex classes, e.g. "16.0.0". */
+const char *tc_unicode_rx_version(void);
+
 /* ---- normalization data (used by normalize.c) ---------------------------
  * These follow HF tokenizers' crate unicode-normalization-alignments 0.1.12,
  * whose tables are Unicode 9.0: characters assigned later have combining
