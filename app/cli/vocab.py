@@ -2,6 +2,7 @@
 
   tokinspect vocab compile TOKENIZER -o vocab.bin
   tokinspect vocab audit FILE [--probe 220,198,255,221] [--against OTHER.bin] [--json]
+  tokinspect vocab diff OLD NEW ... (vocab_diff.py)
   tokinspect compare [-t A] [--encoder E] [--tokenizer-b B] [--encoder-b E] [FILE...]
 """
 
@@ -138,6 +139,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     a.add_argument("--limit", type=int, default=40, help="rows of lists to print")
     a.add_argument("--json", action="store_true", help="the audit as one JSON object")
     a.set_defaults(func=cmd_vocab_audit)
+    from .vocab_diff import register as register_diff
+
+    register_diff(vs)
 
     m = sub.add_parser("compare", help="where two encoders or tokenizers split a corpus differently")
     load_opts(m, False)

@@ -172,7 +172,12 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 
 /* ---- model ---------------------------------------------------------- */
 
-typedef enum tc_model_kind { TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK } tc_model_kind;
+typedef enum tc_model_kind {
+    TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
+    TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
+} tc_model_kind;
+
+struct tc_unigram;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -187,6 +192,7 @@ typedef struct tc_model {
     int64_t byte_ids[256];       /* byte-level: id of each single byte, -1 if absent */
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
+    struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
 
 struct tc_tokenizer {
