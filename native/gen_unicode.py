@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
 """gen_unicode.py - generate native/src/unicode_data.h from Python's unicodedata.
 
-Run:  python3 native/gen_unicode.py            (writes native/src/unicode_data.h)
-      python3 native/gen_unicode.py --check    (exit 1 if the header is stale)
+Run:  python3 native/gen_unicode.py --scripts SCRIPTS_PY          (writes native/src/unicode_data.h)
+      python3 native/gen_unicode.py --scripts SCRIPTS_PY --check  (exit 1 if the header is stale)
+
+Inputs: Python 3.11's unicodedata (14.0.0), the unicodedata2==16.0.0 package
+(regex classes), and SCRIPTS_PY = fontTools/unicodedata/Scripts.py of the
+fonttools==3.20.0 wheel (Scripts-10.0.0.txt as Python lists; sha256
+34f15778bd64fc34b25c7b3af102954eafdfc623ceee92d91f8c79e350fadaa5), for the
+UnicodeScripts pre-tokenizer: `pip download --no-deps fonttools==3.20.0`
+and unzip that member (tests/test_unicode_scripts.py does it through
+tests/pypi_files.py).
 
 Deterministic: output depends only on unicodedata (its version is recorded in
 the header), unicodedata2 (RX_UNIDATA, for the regex classes) and the
@@ -154,6 +162,55 @@ def parse_ranges(text):
     return out
 
 
+# Values of Scripts-9.0.0.txt that Scripts-10.0.0.txt changed for characters
+# already assigned: U+061C ARABIC LETTER MARK went from Common to Arabic. It is
+# the only one: with it, every code point gets the script of HF's table
+# (tests/test_unicode_scripts.py, all code points against HF).
+SCRIPTS_10_CHANGED = {0x061C: "Common"}
+
+SCRIPTS_SHA256 = "34f15778bd64fc34b25c7b3af102954eafdfc623ceee92d91f8c79e350fadaa5"
+
+
+def script_table(path, in9):
+    """cp -> script id for HF's UnicodeScripts pre-tokenizer; 0 = Any.
+
+    HF tokenizers (tokenizers/src/pre_tokenizers/unicode_scripts/scripts.rs,
+    get_script) has its own table, generated from Unicode 9.0's Scripts.txt
+    (its newest scripts are 9.0's: Adlam, Bhaiksuki, Marchen, Newa, Osage,
+    Tangut), with every code point it does not list mapped to Script::Any.
+    Scripts-9.0.0.txt is not on PyPI; Scripts-10.0.0.txt is (fontTools
+    3.20.0's Scripts.py): its values for the code points assigned by 9.0
+    (in9) are 9.0's except SCRIPTS_10_CHANGED, the later ones become Any.
+    Only equality of ids matters
+    to the pre-tokenizer, so ids are the order of first appearance.
+    """
+    import ast
+    import hashlib
+    with open(path, "rb") as f:
+        raw = f.read()
+    assert hashlib.sha256(raw).hexdigest() == SCRIPTS_SHA256, path + ": not fonttools 3.20.0's Scripts.py"
+    tree = ast.parse(raw.decode("utf-8"))
+    lists = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("RANGES", "VALUES"):
+                lists[node.targets[0].id] = ast.literal_eval(node.value)
+    starts, values = lists["RANGES"], lists["VALUES"]
+    assert len(starts) == len(values) and starts[0] == 0
+    ids = {"Any": 0}
+    out = [0] * NCP
+    for i, a in enumerate(starts):
+        b = starts[i + 1] if i + 1 < len(starts) else NCP
+        name = values[i]
+        if name == "Unknown":
+            continue
+        for cp in range(a, b):
+            if in9(cp):
+                out[cp] = ids.setdefault(SCRIPTS_10_CHANGED.get(cp, name), len(ids))
+    assert len(ids) < 256
+    return out, ids
+
+
 def rx_tables(other_alpha, space):
     """cp -> gc | flags << 5 at RX_UNIDATA for the regex classes.
 
@@ -197,6 +254,10 @@ RXF_WORD_RUST = 4
 
 def main():
     check = "--check" in sys.argv[1:]
+    if "--scripts" not in sys.argv[1:-1]:
+        print("usage: gen_unicode.py --scripts SCRIPTS_PY [--check]", file=sys.stderr)
+        return 2
+    scripts_py = sys.argv[sys.argv.index("--scripts") + 1]
     assert unicodedata.unidata_version == BASE_UNIDATA, (
         "run with a Python whose unicodedata is " + BASE_UNIDATA + " (3.11)")
     post9 = parse_ranges(ASSIGNED_AFTER_9)
@@ -432,6 +493,30 @@ def main():
     L.append("")
     arr("uint16_t", "tc_rx_stage1", rstage1, 24)
     arr("uint8_t", "tc_rx_stage2", [v for blk in rblock_list for v in blk], 24)
+    # UnicodeScripts: cp -> script id (Unicode 9.0 as in HF), two stages
+    scr, scr_ids = script_table(scripts_py, in9)
+    sblocks = {}
+    sblock_list = []
+    sstage1 = []
+    for b in range(NCP >> SHIFT):
+        blk = tuple(scr[b * bsize:(b + 1) * bsize])
+        i = sblocks.get(blk)
+        if i is None:
+            i = sblocks[blk] = len(sblock_list)
+            sblock_list.append(blk)
+        sstage1.append(i)
+    assert len(sblock_list) < 65536
+    L.append("/* Scripts of HF's UnicodeScripts pre-tokenizer (Unicode 9.0), 0 = Any. */")
+    L.append("#define TC_SCRIPT_COUNT %d" % len(scr_ids))
+    for name in ("Common", "Inherited", "Han", "Hiragana", "Katakana", "Latin"):
+        L.append("#define TC_SCRIPT_%s %d" % (name.upper(), scr_ids[name]))
+    L.append("static const char *const tc_script_names[%d] = {" % len(scr_ids))
+    for name in sorted(scr_ids, key=scr_ids.get):
+        L.append('    "%s",' % name)
+    L.append("};")
+    L.append("")
+    arr("uint16_t", "tc_script_stage1", sstage1, 24)
+    arr("uint8_t", "tc_script_stage2", [v for blk in sblock_list for v in blk], 24)
     L.append("#endif")
     text = "\n".join(L) + "\n"
 

@@ -7,15 +7,11 @@ regex is the class), and with the regex crate's flavour against tiktoken
 (a rank file's path: an Encoding whose pattern is `ab(?=CLASS)|[\\s\\S]`, so
 that the token for "ab" marks each code point the class holds). All code
 points go through each engine in one string, so a class costs about a
-second per engine. Also: the generated header is what gen_unicode.py makes
-from its pinned inputs, and the version the classes are generated at is the
-one both references use (unicodedata2's categories equal theirs).
+second per engine. Also: the version the classes are generated at is the
+one both references use (unicodedata2's categories equal theirs); the header
+is checked against the generator in tests/test_unicode_scripts.py.
 """
 from __future__ import annotations
-
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +20,6 @@ import unicodedata2
 from tokenizers import Regex, pre_tokenizers
 
 from tokinspect import _tokcore
-
-ROOT = Path(__file__).resolve().parent.parent
 
 CPS = np.array([c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF], dtype=np.int64)
 TEXT = "".join(map(chr, CPS.tolist()))
@@ -123,12 +117,6 @@ def test_generated_version_is_the_references() -> None:
         cls = r"\p{" + cat + "}"
         assert np.array_equal(hf(cls), want), cat
         assert np.array_equal(tiktoken_set(cls), want), cat
-
-
-def test_header_is_generated() -> None:
-    r = subprocess.run([sys.executable, "native/gen_unicode.py", "--check"], cwd=ROOT,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
 
 
 O200K = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
