@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """gen_unicode.py - generate native/src/unicode_data.h from Python's unicodedata.
 
-Run:  python3 native/gen_unicode.py --scripts SCRIPTS_PY          (writes native/src/unicode_data.h)
-      python3 native/gen_unicode.py --scripts SCRIPTS_PY --check  (exit 1 if the header is stale)
+Run:  python3 native/gen_unicode.py --scripts SCRIPTS_PY --lower DB_H          (writes unicode_data.h)
+      python3 native/gen_unicode.py --scripts SCRIPTS_PY --lower DB_H --check  (exit 1 if stale)
 
 Inputs: Python 3.11's unicodedata (14.0.0), the unicodedata2==16.0.0 package
 (regex classes), and SCRIPTS_PY = fontTools/unicodedata/Scripts.py of the
 fonttools==3.20.0 wheel (Scripts-10.0.0.txt as Python lists; sha256
 34f15778bd64fc34b25c7b3af102954eafdfc623ceee92d91f8c79e350fadaa5), for the
 UnicodeScripts pre-tokenizer: `pip download --no-deps fonttools==3.20.0`
-and unzip that member (tests/test_unicode_scripts.py does it through
-tests/pypi_files.py).
+and unzip that member; DB_H = unicodedata2/unicodetype_db.h of the
+unicodedata2==17.0.0 source archive (sha256 c56eea32475b4b8a...) for the
+lowercase mappings (see load_lower). tests/test_unicode_scripts.py fetches
+both through tests/pypi_files.py.
 
 Deterministic: output depends only on unicodedata (its version is recorded in
 the header), unicodedata2 (RX_UNIDATA, for the regex classes) and the
@@ -35,7 +37,8 @@ Property derivations:
     L*/Nl, via perl's Unicode::UCD 14.0.0).
   * fold (simple case folding): chr(cp).casefold() if one code point, else
     chr(cp).lower() if one code point, else cp.
-  * lower (full, context free, Rust char::to_lowercase): chr(cp).lower().
+  * lower (full, context free, Rust char::to_lowercase): Unicode 17.0 from
+    DB_H (load_lower); equal to chr(cp).lower() where Python 3.11 knows cp.
   * Normalization data (ccc, decompositions, compositions, quick-check
     bits) is restricted to characters assigned in Unicode <= 9.0, because HF
     tokenizers' crate unicode-normalization-alignments 0.1.12 embeds Unicode
@@ -211,6 +214,47 @@ def script_table(path, in9):
     return out, ids
 
 
+LOWER_UNIDATA = "17.0.0"
+
+
+def load_lower(path):
+    """cp -> full lowercase (list of code points) at LOWER_UNIDATA, from the
+    CPython-style type database that unicodedata2's source archive ships
+    (unicodedata2/unicodetype_db.h; its unicodectype.c _PyUnicode2_ToLowerFull
+    reads it as: record = index2[(index1[cp >> SHIFT] << SHIFT) + (cp & mask)],
+    and if the record's flags have EXTENDED_CASE_MASK the mapping is
+    n = lower >> 24 code points at _PyUnicode_ExtendedCase[lower & 0xFFFF],
+    else the one code point cp + lower).
+
+    HF's Lowercase normalizer is Rust's char::to_lowercase, at the Unicode
+    version of the Rust that built the tokenizers 0.23.3 wheel: 17.0 (measured:
+    it lowercases U+A7CE and U+16EA0, new in 17.0). The mappings of characters
+    older than 14.0 equal Python 3.11's (asserted in main).
+    """
+    import re
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+
+    def array(name):
+        m = re.search(r"\b" + name + r"\[\] = \{(.*?)\};", text, re.S)
+        assert m, name
+        return m.group(1)
+    recs = [tuple(int(x) for x in r.split(",")) for r in re.findall(r"\{([-0-9, ]+)\}", array("_PyUnicode_TypeRecords"))]
+    ext = [int(x) for x in array("_PyUnicode_ExtendedCase").replace("\n", " ").split(",") if x.strip()]
+    index1 = [int(x) for x in array("index1").split(",") if x.strip()]
+    index2 = [int(x) for x in array("index2").split(",") if x.strip()]
+    shift = int(re.search(r"#define SHIFT (\d+)", text).group(1))
+    extended = 0x4000
+
+    def lower(cp):
+        rec = recs[index2[(index1[cp >> shift] << shift) + (cp & ((1 << shift) - 1))]]
+        lo, flags = rec[1], rec[5]
+        if flags & extended:
+            return ext[(lo & 0xFFFF):(lo & 0xFFFF) + (lo >> 24)]
+        return [cp + lo]
+    return lower
+
+
 def rx_tables(other_alpha, space):
     """cp -> gc | flags << 5 at RX_UNIDATA for the regex classes.
 
@@ -258,6 +302,10 @@ def main():
         print("usage: gen_unicode.py --scripts SCRIPTS_PY [--check]", file=sys.stderr)
         return 2
     scripts_py = sys.argv[sys.argv.index("--scripts") + 1]
+    if "--lower" not in sys.argv[1:-1]:
+        print("usage: gen_unicode.py --scripts SCRIPTS_PY --lower UNICODETYPE_DB_H [--check]", file=sys.stderr)
+        return 2
+    lower_of = load_lower(sys.argv[sys.argv.index("--lower") + 1])
     assert unicodedata.unidata_version == BASE_UNIDATA, (
         "run with a Python whose unicodedata is " + BASE_UNIDATA + " (3.11)")
     post9 = parse_ranges(ASSIGNED_AFTER_9)
@@ -352,11 +400,13 @@ def main():
             fold = lowd = 0
         else:
             cf = ch.casefold()
-            lo = ch.lower()
+            lo = "".join(map(chr, lower_of(cp)))
+            # the Rust lowercase data is newer; characters Python 3.11 knows map alike
+            assert lo == ch.lower() or unicodedata.category(ch) == "Cn", hex(cp)
             if len(cf) == 1:
                 fold = ord(cf) - cp
-            elif len(lo) == 1:
-                fold = ord(lo) - cp
+            elif len(ch.lower()) == 1:
+                fold = ord(ch.lower()) - cp
             else:
                 fold = 0
             if lo != ch:

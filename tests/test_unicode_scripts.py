@@ -37,6 +37,9 @@ EDGE = ["", " ", "   ", "  abc", "abc  ", " a b ", "どこで生れ。Yes", "App
 # fontTools 3.20.0's Scripts.py (Scripts-10.0.0.txt), the generator's script input
 SCRIPTS_PY = ("fonttools", "3.20.0", "fontTools/unicodedata/Scripts.py",
               "34f15778bd64fc34b25c7b3af102954eafdfc623ceee92d91f8c79e350fadaa5")
+# unicodedata2 17.0.0's source archive: the case data of Unicode 17.0 (HF's Lowercase, Rust's to_lowercase)
+LOWER_DB = ("unicodedata2", "17.0.0", "unicodedata2/unicodetype_db.h",
+            "c56eea32475b4b8a202578f2c62cf255c0f07b5fc20576d3921c1aebaea01b2b")
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +123,11 @@ def test_script_accessor() -> None:
 
 
 def test_header_is_generated_from_pinned_scripts() -> None:
+    """The committed header is what native/gen_unicode.py makes from its pinned inputs."""
     pkg, ver, member, sha = SCRIPTS_PY
-    path = pypi_file(pkg, ver, member, sha256=sha)
-    r = subprocess.run([sys.executable, "native/gen_unicode.py", "--scripts", str(path), "--check"], cwd=ROOT,
-                       capture_output=True, text=True)
+    scripts = pypi_file(pkg, ver, member, sha256=sha)
+    pkg, ver, member, sha = LOWER_DB
+    lower = pypi_file(pkg, ver, member, sdist=True, sha256=sha)
+    r = subprocess.run([sys.executable, "native/gen_unicode.py", "--scripts", str(scripts), "--lower", str(lower),
+                        "--check"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
