@@ -160,3 +160,30 @@ def test_new_characters_split_as_hf(pattern: str) -> None:
                              for _ in range(rng.randint(1, 12))))
     bad = [t for t in texts if our_pieces(pattern, t) != hf_spans(pattern, t)]
     assert not bad, f"{len(bad)} texts split differently, first {bad[:3]!r}"
+
+
+@pytest.mark.parametrize("kind", ["Whitespace", "Digits"])
+def test_rust_classifiers_on_new_characters(kind: str, tmp_path) -> None:
+    """HF's Whitespace and Digits pre-tokenizers classify with Rust's char
+    methods (Unicode 17.0 in its build), not with Oniguruma: their pieces on
+    strings of the newest characters among letters, digits and spaces."""
+    import random
+
+    from tokenizers import Tokenizer, models
+
+    from corpus import NEWEST
+    from tokinspect import Tokenizer as Ours
+    hf_tok = Tokenizer(models.BPE({"a": 0}, [], unk_token=None))
+    hf_tok.pre_tokenizer = pre_tokenizers.Whitespace() if kind == "Whitespace" else pre_tokenizers.Digits()
+    hf_tok.save(str(tmp_path / "t.json"))
+    ours = Ours.from_file(tmp_path / "t.json")
+    rng = random.Random(17)
+    texts = ["".join(rng.choice(NEWEST) if rng.random() < 0.5 else rng.choice(" a1.\u0301")
+                     for _ in range(rng.randint(1, 10))) for _ in range(2000)]
+    bad = []
+    for t in texts:
+        mine = [tuple(c.orig_span) for c in ours.trace(t, add_special_tokens=False).chunks]
+        ref = [(len(t[:a].encode()), len(t[:b].encode())) for _, (a, b) in hf_tok.pre_tokenizer.pre_tokenize_str(t)]
+        if mine != ref:
+            bad.append(t)
+    assert not bad, f"{len(bad)} texts split differently, first {bad[:3]!r}"

