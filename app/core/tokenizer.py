@@ -23,7 +23,7 @@ from .trace import Trace
 TokenizerError = _tokcore.TokenizerError
 
 # formats detected by content whose loaders are not wired yet: refused with their name
-NOT_YET = ("spm_model", "tekken", "wordpiece_txt", "gguf")
+NOT_YET = ("spm_model", "tekken", "wordpiece_txt")
 PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2")
 ENCODERS = ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")
 # what each encoder is, in one line (help texts, the window's encoder box)
@@ -55,20 +55,25 @@ class Tokenizer:
         merges: str | Path | None = None,
         preset: str | None = None,
         config: str | Path | None = None,
+        parse_special: bool = True,
     ) -> Tokenizer:
-        """Loads tokenizer.json, vocab.json (+ merges), a .tiktoken or a vocab.bin file.
+        """Loads tokenizer.json, vocab.json (+ merges), a .tiktoken, a vocab.bin or a GGUF file.
 
         The format is detected from the content (detect.py); a file of another
         kind is refused with a sentence that names the file and says what it is
         ("a PNG image, not a tokenizer") or what it is not. `preset` names the split
         pattern for formats that carry none (.tiktoken and vocab.bin: default
         qwen2; vocab.json: default gpt2). `config` is a tokenizer_config.json whose
-        added tokens are added (for .tiktoken and vocab.json files).
+        added tokens are added (for .tiktoken and vocab.json files). A GGUF is read
+        from its header only and encodes as llama.cpp does; `parse_special` is
+        llama.cpp's (False: control tokens in the text are plain text).
         """
         p = Path(path)
         fmt, what = identify(p)
         if fmt == "directory":
             raise TokenizerError(what)
+        if fmt == "gguf":
+            return cls(_tokcore.load_gguf(str(p), parse_special), name=p.name, path=p, fmt="gguf")
         if fmt == "merges_txt" and merges is None:
             raise TokenizerError(f"{p}: this is a merges.txt; open the vocab.json and pass merges=")
         if fmt == "vocab_json" and merges is None:
@@ -153,7 +158,8 @@ class Tokenizer:
         if self.path is not None and self.path.exists():
             info["path"] = str(self.path)
             info["size"] = self.path.stat().st_size
-            info["sha256"] = _sha256(self.path)
+            if self.format != "gguf":   # a GGUF is a whole model: its header alone was read
+                info["sha256"] = _sha256(self.path)
         info["specials"] = [a for a in self.added_tokens if a["special"]]
         return info
 

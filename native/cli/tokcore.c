@@ -32,7 +32,9 @@ static const char USAGE[] =
     "       tokcore version | --help\n"
     "\n"
     "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|cl100k|o200k|llama3|gpt2\n"
-    "  (pattern for vocab.json + merges.txt, default gpt2; for .tiktoken, default qwen2)\n"
+    "  (pattern for vocab.json + merges.txt, default gpt2; for .tiktoken, default qwen2),\n"
+    "  --no-parse-special (a GGUF: control tokens in the text are text, as llama.cpp's\n"
+    "  parse_special = false; a GGUF is read from its header only)\n"
     "\n"
     "encode: TEXT, or all of stdin without TEXT; prints ids separated by spaces, or with\n"
     "  --json one object {\"ids\",\"tokens\",\"offsets\" (chars),\"byte_offsets\"}.\n"
@@ -55,6 +57,7 @@ typedef struct options {
     const char **pos;          /* positional arguments (TEXT or ids), owned */
     int npos;
     int no_special, skip_special, json, jsonl;
+    int no_parse_special;   /* GGUF: llama.cpp's parse_special = false */
 } options;
 
 #if defined(__GNUC__)
@@ -101,6 +104,7 @@ static int parse_args(int argc, char **argv, options *o) {
         if (r > 0) continue;
         if (is_flag(a, "--")) only_positional = 1;
         else if (is_flag(a, "--no-special")) o->no_special = 1;
+        else if (is_flag(a, "--no-parse-special")) o->no_parse_special = 1;
         else if (is_flag(a, "--skip-special")) o->skip_special = 1;
         else if (is_flag(a, "--json")) o->json = 1;
         else if (is_flag(a, "--jsonl")) o->jsonl = 1;
@@ -182,6 +186,22 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
     tc_error err = {0};
     tc_preset preset;
     *tok = NULL;
+    /* a GGUF (a model file of any size) is read from its header only */
+    tc_buf head = {0};
+    uint64_t size = 0;
+    if (tc_file_read_head(o->tokenizer, SIZE_MAX, 4, &head, &size, &err) == TC_OK && head.len == 4 &&
+        memcmp(head.data, "GGUF", 4) == 0) {
+        tc_buf_free(&head);
+        *tok = tc_load_gguf_file(o->tokenizer, !o->no_parse_special, &err);
+        if (!*tok) {
+            fprintf(stderr, "tokcore: %s\n", err.msg);
+            return EXIT_FAIL;
+        }
+        if (keep) { memset(keep, 0, sizeof *keep); keep->len = (size_t)size; }
+        return EXIT_OK;
+    }
+    tc_buf_free(&head);
+    memset(&err, 0, sizeof err);
     if (read_file(o->tokenizer, &f) != 0) return EXIT_FAIL;
     tc_format fmt = tc_detect_format(f.data, f.len);
     int status = EXIT_OK;
@@ -216,9 +236,9 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
     } else if (fmt == TC_FORMAT_WORDPIECE_TXT) {
         tc_refuse_unsupported(o->tokenizer, fmt, &err);
         status = fail_loaded(&err);
-    } else if (fmt == TC_FORMAT_GGUF) {
-        tc_refuse_unsupported(o->tokenizer, fmt, &err);
-        status = fail_loaded(&err);
+    } else if (fmt == TC_FORMAT_GGUF) {   /* a GGUF shorter than its magic's 4 bytes cannot come here */
+        *tok = tc_load_gguf_file(o->tokenizer, !o->no_parse_special, &err);
+        if (!*tok) status = fail_loaded(&err);
     } else {
         tc_refuse_file(o->tokenizer, f.data, f.len, &err);
         status = fail_loaded(&err);
@@ -445,6 +465,14 @@ static void put_added_tokens(cli_out *w, const tc_tokenizer *tok) {
 
 static void put_file_members(cli_out *w, const char *prefix, const char *path, const tc_file *f) {
     char hex[65];
+    if (!f->data && f->len) {   /* a GGUF: its header only was read, no sha256 of a model's gigabytes */
+        cli_puts(w, "\""); cli_puts(w, prefix); cli_puts(w, "path\":");
+        cli_put_json_string(w, (const uint8_t *)path, strlen(path));
+        cli_puts(w, ",\""); cli_puts(w, prefix); cli_puts(w, "size\":");
+        cli_put_size(w, f->len);
+        cli_puts(w, ",");
+        return;
+    }
     sha256_hex(f->data, f->len, hex);
     cli_puts(w, "\""); cli_puts(w, prefix); cli_puts(w, "path\":");
     cli_put_json_string(w, (const uint8_t *)path, strlen(path));

@@ -173,7 +173,12 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 
 /* ---- model ---------------------------------------------------------- */
 
-typedef enum tc_model_kind { TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK } tc_model_kind;
+typedef enum tc_model_kind {
+    TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
+    TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
+} tc_model_kind;
+
+struct tc_unigram;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -188,6 +193,7 @@ typedef struct tc_model {
     int64_t byte_ids[256];       /* byte-level: id of each single byte, -1 if absent */
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
+    struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
 
 struct tc_tokenizer {
@@ -199,6 +205,8 @@ struct tc_tokenizer {
     tc_decoder_kind decoder;     /* NONE, BYTELEVEL (alone) or CHAIN (dec[]) */
     tc_dec_step dec[TC_MAX_DEC]; int ndec;
     tc_bytes_rule bytes_rule;    /* the model entries' real bytes (vocab.c) */
+    int drop_missing_bytes;      /* a byte without a token is dropped, not refused at load
+                                  * (GGUF: llama.cpp's llm_tokenizer_bpe_session::tokenize) */
     /* added tokens */
     tc_added *added; size_t nadded, added_cap;
     tc_buf added_pool;

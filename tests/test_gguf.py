@@ -1,0 +1,310 @@
+"""GGUF tokenizer metadata (native/src/gguf.c) and llama.cpp's encoding of it (native/src/load_gguf.c).
+
+Oracle and real data: llama-cpp-python 0.3.36's sdist (PyPI), which vendors llama.cpp with the vocab-only
+files vendor/llama.cpp/models/ggml-vocab-*.gguf and their test-tokenizer-0 vectors (.inp/.out), fetched at
+test time by tests/pypi_files.py with the sha256 below, never committed. The metadata is compared with the
+same sdist's own GGUF reader (vendor/llama.cpp/gguf-py, gguf.GGUFReader).
+
+Not covered yet: tokenizer.ggml.model "llama" (SPM), "bert" (WPM), "t5" (UGM) and "gemma4" are refused
+(test_unsupported_models_are_refused), so the vectors of llama-spm, phi-3, baichuan, bert-bge,
+nomic-bert-moe and gemma-4 do not run yet.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypi_files import pypi_file
+
+from tokinspect import Tokenizer, TokenizerError
+
+PKG, VER = "llama-cpp-python", "0.3.36"
+MODELS = "vendor/llama.cpp/models/"
+SHA256 = {
+    "ggml-vocab-aquila.gguf": "7c53c3c516ac67c7ca12977b9690fdea3d2ef13bbaed6378f98191a13ef5ca00",
+    "ggml-vocab-baichuan.gguf": "4f5b955697f3bd3108070b1d5936c7eb9fc542b81c6932e59abddec75bca1963",
+    "ggml-vocab-bert-bge.gguf": "fbcbe22278fb302694d5f4a41bfe48c5f90e8e3554eab1c0435387dff654a854",
+    "ggml-vocab-bert-bge.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-bert-bge.gguf.out": "8f95b1d4e5680634af06ac5a1b19f15ddeb743d3a6240056625e4345a4b06917",
+    "ggml-vocab-command-r.gguf": "a2f8cfea952ef7c391a6d92a1c309d0bd32e36384d9b9230569a7425732f27d9",
+    "ggml-vocab-command-r.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-command-r.gguf.out": "d2a601336e422b60a264858c01b14c5d37575fe1f9adfcafc2f3b3707903903f",
+    "ggml-vocab-deepseek-coder.gguf": "91cb1379f2e33af1c4866b194622b7a0e12e8f0c9dba7ba2f10d55978730bec1",
+    "ggml-vocab-deepseek-coder.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-deepseek-coder.gguf.out": "c2cea4584b0487e67fbd81f491bb44f89238722062126120d2c412edb3dbd853",
+    "ggml-vocab-deepseek-llm.gguf": "867f77537b54565f0d81d508c04edc41aa1d4ffc1a92745f225b4c1b02755f76",
+    "ggml-vocab-deepseek-llm.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-deepseek-llm.gguf.out": "87cfc1a8a9a7ef25d04d28c26a67b6a620af7be938c9bd0feeb4d319b9302832",
+    "ggml-vocab-falcon.gguf": "9f0bf8b0733680398b72e652e90f260f43782f326e75545fc0e49611a5ba35ad",
+    "ggml-vocab-falcon.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-falcon.gguf.out": "f8c80a0483582ef195c2129b69bb2e4e421b0f31ed7b35d84b63511d7ebae7cd",
+    "ggml-vocab-gemma-4.gguf": "58b1ba0b57f3b4d7c468ba4ffd91ad85190346a3d7ad7e71d1cabaae8a14bb65",
+    "ggml-vocab-gemma-4.gguf.inp": "0528aa007b06965f980181d252b5dff7bb170a77af6157bd48bba56885374448",
+    "ggml-vocab-gemma-4.gguf.out": "ba8c596bcd05e97e62566fa994b42eeaeffd6a4e4b4a4abe7b5b689aa6b43bf3",
+    "ggml-vocab-gpt-2.gguf": "cedc56ca6e2e89f63e781696d1fd76b4b1d49e6720dee86463e915f6e90016ac",
+    "ggml-vocab-gpt-2.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-gpt-2.gguf.out": "48e8c4cb3ad5c37915b225f872222567c1c4dd4d66951aa53460c8d152ff6d60",
+    "ggml-vocab-gpt-neox.gguf": "ae593a7f9b8bb174ed4f5019e41530463e4dac7aa06e42dee8aa650d2bdac53d",
+    "ggml-vocab-llama-bpe.gguf": "97272e430d53bc7688f52d5e0ad8ea8f163ede9f1bbd1694feaa504797d5d96e",
+    "ggml-vocab-llama-bpe.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-llama-bpe.gguf.out": "118abf2034a197fc5c9dec5204dfdeee7004c7c70952ae577f66b99e212fab9b",
+    "ggml-vocab-llama-spm.gguf": "16c3724582d59aa8bf84711894e833f916ee46a31d80e21312759c48bf8d0e69",
+    "ggml-vocab-llama-spm.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-llama-spm.gguf.out": "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29",
+    "ggml-vocab-mpt.gguf": "59dc382612866d1fc6c11ea531318d327598f3412d9c8f8600607cdf3030898f",
+    "ggml-vocab-mpt.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-mpt.gguf.out": "9d0982a7e7950b81bc2e325fb61bb7e295d2238934ab889737494de2dc4d906b",
+    "ggml-vocab-nomic-bert-moe.gguf": "90a6746926454784a98389ad36a36d89bc9cfc81db9cb0f33c941bcc959fe5f9",
+    "ggml-vocab-phi-3.gguf": "967d7190d11c4842eab697079d98d56c2116e10eb617be355a2733bfc132e326",
+    "ggml-vocab-phi-3.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-phi-3.gguf.out": "ad6905c925c49c022974fe67e030382e8a4f56eb4489a0b9481dcedb1ec73b29",
+    "ggml-vocab-qwen2.gguf": "44c2f46b715f585c6ab513970e8a006bfa5badd6108560054921cf598d154d8c",
+    "ggml-vocab-qwen2.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-qwen2.gguf.out": "de785bb305cc6fa9d43908ed5da337f853c0b79e971348fcfb9f0915a39c5363",
+    "ggml-vocab-qwen35.gguf": "63ed952ff338996cf0bdf24a7b10015124273f75c6dc9bb427356aa3f67ec62c",
+    "ggml-vocab-qwen35.gguf.inp": "0fc6547e7876cd5b2ef64a9d319c6e39040eb53986660bd4227ed7ddef017a94",
+    "ggml-vocab-qwen35.gguf.out": "5efe225820325303857d0a087a8d59216f0d1e9a9e31133e7a5b44c3c4e1e9ca",
+    "ggml-vocab-refact.gguf": "ac3ceda902fed91ccf74312b305d9b86c37e4f8e35fa9cc6ef3ce34fca7d4678",
+    "ggml-vocab-refact.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-refact.gguf.out": "c7e5c1c5dc1dfd3e0d56576bf699d2aca0b760b80779523ea9d323aad6cd1b88",
+    "ggml-vocab-starcoder.gguf": "fedb892b4e1bd3c1f2fcdae356440b14fb458f4264d586e5c987ed93df4e174d",
+    "ggml-vocab-starcoder.gguf.inp": "be0a11f7071f0c67d3053a2d377d8f35f0dbcb77ff11a60300fb57d36b477cf0",
+    "ggml-vocab-starcoder.gguf.out": "3ef12183c57ad076f9defd8e5eb454f509f5f0865cad35646abb4c4b2d2c5764",
+}
+# the vocabulary types this engine encodes today, each with its vectors
+SUPPORTED = ["command-r", "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "llama-bpe", "mpt", "qwen2",
+             "qwen35", "refact", "starcoder"]
+UNSUPPORTED = {"llama-spm": "llama", "phi-3": "llama", "baichuan": "llama", "bert-bge": "bert",
+               "nomic-bert-moe": "t5", "gemma-4": "gemma4"}
+SEP = "\n__ggml_vocab_test__\n"
+
+
+def member(name: str) -> Path:
+    return pypi_file(PKG, VER, MODELS + name, sdist=True, sha256=SHA256[name])
+
+
+def gguf_file(model: str) -> Path:
+    return member(f"ggml-vocab-{model}.gguf")
+
+
+def vectors(model: str) -> list[tuple[str, list[int]]]:
+    """test-tokenizer-0.cpp's reading: inputs separated by SEP, one line of ids per input (string_strip)."""
+    raw = member(f"ggml-vocab-{model}.gguf.inp").read_bytes().decode("utf-8")
+    out = member(f"ggml-vocab-{model}.gguf.out").read_text(encoding="utf-8").split("\n")
+    pieces, pos = [], 0
+    while pos < len(raw):
+        nxt = raw.find(SEP, pos)
+        if nxt < 0:
+            pieces.append(raw[pos:])
+            break
+        pieces.append(raw[pos:nxt])
+        pos = nxt + len(SEP)
+    if out and out[-1] == "":
+        out.pop()
+    assert len(pieces) == len(out), (model, len(pieces), len(out))
+    return [(t, [int(x) for x in o.split()]) for t, o in zip(pieces, out)]
+
+
+def ids_of(tok: Tokenizer, text: str, add_special: bool = False) -> list[int]:
+    return tok.encode(text, add_special_tokens=add_special).ids.tolist()
+
+
+@pytest.mark.parametrize("model", SUPPORTED)
+def test_llamacpp_vectors(model):
+    """Every test-tokenizer-0 vector of the file: add_special = false, parse_special = false (its main)."""
+    tok = Tokenizer.from_file(gguf_file(model), parse_special=False)
+    cases = vectors(model)
+    assert len(cases) >= 40
+    bad = [(t, ids_of(tok, t), ids) for t, ids in cases if ids_of(tok, t) != ids]
+    assert not bad, bad[:3]
+
+
+GGUF_PY = ('__init__.py', 'constants.py', 'gguf.py', 'gguf_reader.py', 'gguf_writer.py', 'lazy.py', 'metadata.py', 'quants.py', 'tensor_mapping.py', 'utility.py', 'vocab.py')
+
+
+def gguf_py():
+    """The sdist's own GGUF reader (gguf-py), the oracle for the metadata."""
+    for m in GGUF_PY:
+        d = pypi_file(PKG, VER, "vendor/llama.cpp/gguf-py/gguf/" + m, sdist=True).parents[1]
+    sys.path.insert(0, str(d))
+    import gguf  # noqa: PLC0415  (from the sdist, not an installed package)
+    return gguf
+
+
+@pytest.mark.parametrize("model", ["gpt-2", "mpt", "starcoder", "refact"])   # GGUFReader takes ~10 s per 50k tokens
+def test_metadata_equals_gguf_py(model):
+    """info's gguf member: model, pre, special ids and add-bos/eos as the sdist's GGUFReader reads them."""
+    path = gguf_file(model)
+    r = gguf_py().GGUFReader(str(path))
+    f = {k: v.contents() for k, v in r.fields.items() if k.startswith("tokenizer.ggml.")
+         and not k.endswith((".tokens", ".scores", ".token_type", ".merges"))}
+    d = Tokenizer.from_file(path).describe()["gguf"]
+    assert isinstance(d, dict)
+    assert d["model"] == f["tokenizer.ggml.model"]
+    assert d["pre"] == f.get("tokenizer.ggml.pre")
+    want = {k[len("tokenizer.ggml."):-len("_token_id")]: v for k, v in f.items() if k.endswith("_token_id")}
+    assert d["special_ids"] == want
+    if "tokenizer.ggml.add_bos_token" in f:
+        assert d["add_bos"] == f["tokenizer.ggml.add_bos_token"]
+    assert d["tensors"] == len(r.tensors)
+    assert d["kv"] == r.fields["GGUF.kv_count"].contents()
+    tok = Tokenizer.from_file(path)
+    assert tok.vocab_size == len(r.fields["tokenizer.ggml.tokens"].data)
+
+
+def test_add_bos_follows_llamacpp():
+    """llama-bpe: add_bos by its pre type (load: LLAMA3 sets add_bos); gpt-2: none. parse_special=True
+    matches a control token in the text, False leaves it text (tokenizer_st_partition)."""
+    llama = Tokenizer.from_file(gguf_file("llama-bpe"))
+    bos = llama.token_to_id("<|begin_of_text|>")
+    assert ids_of(llama, "Hello", True)[0] == bos
+    assert ids_of(llama, "Hello", False)[0] != bos
+    assert ids_of(llama, "a<|begin_of_text|>") == ids_of(llama, "a") + [bos]
+    plain = Tokenizer.from_file(gguf_file("llama-bpe"), parse_special=False)
+    assert bos not in ids_of(plain, "a<|begin_of_text|>")
+    gpt2 = Tokenizer.from_file(gguf_file("gpt-2"))
+    assert ids_of(gpt2, "Hello", True) == ids_of(gpt2, "Hello", False)
+
+
+@pytest.mark.parametrize("model", sorted(UNSUPPORTED))
+def test_unsupported_models_are_refused(model):
+    with pytest.raises(TokenizerError, match=f'tokenizer.ggml.model "{UNSUPPORTED[model]}" is not supported'):
+        Tokenizer.from_file(gguf_file(model))
+
+
+def test_random_strings_round_trip():
+    """Seeded random strings: a byte-level GGUF vocabulary with all 256 bytes decodes its ids back to the text."""
+    rng = random.Random(16)
+    alphabet = "abc XYZ 123 \t\n\r'sll ü é ß 中文 日本 한국 🦙 ́ ‍ .,;!?()[]{}<>|$+^~`" + "".join(map(chr, range(0x20)))
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(1500)]
+    for model in ("gpt-2", "llama-bpe", "qwen2", "qwen35", "command-r"):
+        tok = Tokenizer.from_file(gguf_file(model), parse_special=False)
+        for t in texts:
+            assert tok.decode(ids_of(tok, t)) == t, (model, t)
+
+
+# ---- malformed headers ---------------------------------------------------------------------------
+
+def s(b: bytes) -> bytes:
+    return struct.pack("<Q", len(b)) + b
+
+
+def kv_str(key: str, val: str) -> bytes:
+    return s(key.encode()) + struct.pack("<I", 8) + s(val.encode())
+
+
+def kv_strs(key: str, vals: list[str]) -> bytes:
+    return s(key.encode()) + struct.pack("<IIQ", 9, 8, len(vals)) + b"".join(s(v.encode()) for v in vals)
+
+
+def header(kvs: list[bytes], version: int = 3, n_kv: int | None = None, n_tensors: int = 0) -> bytes:
+    return b"GGUF" + struct.pack("<IQQ", version, n_tensors, len(kvs) if n_kv is None else n_kv) + b"".join(kvs)
+
+
+def tiny(extra: list[bytes] | None = None) -> bytes:
+    """A valid BPE GGUF: the 256 byte-level characters as tokens, one merge."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    chars = [chr(c) for _, c in sorted(zip(bs, cs))]
+    toks = chars + ["Ġt"]
+    return header([kv_str("general.architecture", "gpt2"), kv_str("tokenizer.ggml.model", "gpt2"),
+                   kv_str("tokenizer.ggml.pre", "gpt-2"), kv_strs("tokenizer.ggml.tokens", toks),
+                   kv_strs("tokenizer.ggml.merges", ["Ġ t"])] + (extra or []))
+
+
+def load(tmp_path: Path, data: bytes, name: str = "bad.gguf") -> Tokenizer:
+    p = tmp_path / name
+    p.write_bytes(data)
+    return Tokenizer.from_file(p)
+
+
+def test_tiny_gguf_loads(tmp_path):
+    tok = load(tmp_path, tiny())
+    assert ids_of(tok, " t") == [256]
+    assert tok.decode(ids_of(tok, "a\x00 tb")) == "a\x00 tb"
+
+
+@pytest.mark.parametrize("data,reason", [
+    (header([], version=1), "version 1"),
+    (header([], version=4), "unknown version 4"),
+    (header([], n_kv=10 ** 12), "cannot fit"),
+    (b"GGUF" + struct.pack("<I", 3) + b"\0" * 5, "the tensor count needs 8 bytes"),
+    (header([s(b"k") + struct.pack("<I", 13) + b"\0" * 8]), "unknown value type 13"),
+    (header([s(b"k") + struct.pack("<IIQ", 9, 9, 1) + b"\0" * 16]), "array of arrays"),
+    (header([s(b"k") + struct.pack("<IIQ", 9, 77, 1) + b"\0" * 16]), "unknown array element type 77"),
+    (header([s(b"k") + struct.pack("<IIQ", 9, 4, 1 << 40)]), "run past the end"),
+    (header([s(b"k") + struct.pack("<IQ", 8, 1 << 40) + b"\0" * 8]), "string length 1099511627776 runs past the end"),
+    (header([struct.pack("<Q", 1 << 50) + b"\0" * 8]), "runs past the end of the file"),
+    (header([struct.pack("<Q", 0) + b"\0" * 8]), "is empty"),
+    (header([kv_str("a", "x"), kv_str("a", "y")]), 'duplicate key "a"'),
+    (header([s(b"tokenizer.ggml.model") + struct.pack("<I", 4) + b"\0" * 4]), 'key "tokenizer.ggml.model" must be a string'),
+    (header([s(b"tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 4, 1) + b"\0" * 4]), "must be an array of strings"),
+    (header([s(b"tokenizer.ggml.bos_token_id") + struct.pack("<I", 6) + b"\0" * 4]), "must be an integer"),
+    (header([kv_str("general.name", "x")]), "no tokenizer.ggml.model"),
+    (header([kv_str("tokenizer.ggml.model", "gpt2")]), "no tokenizer.ggml.tokens"),
+    (tiny([kv_str("tokenizer.ggml.pre", "x")]), 'duplicate key "tokenizer.ggml.pre"'),
+])
+def test_bad_header_names_offset_and_reason(tmp_path, data, reason):
+    with pytest.raises(TokenizerError) as e:
+        load(tmp_path, data)
+    msg = str(e.value)
+    assert reason in msg, msg
+    assert "bad.gguf" in msg
+    if "GGUF: at offset" not in msg:
+        assert reason.startswith("no tokenizer"), msg
+
+
+def test_unknown_pre_is_refused(tmp_path):
+    data = tiny().replace(s(b"gpt-2"), s(b"zzz-9"))
+    with pytest.raises(TokenizerError, match='pre-tokenizer type "zzz-9" is not supported'):
+        load(tmp_path, data)
+
+
+def test_every_truncation_is_an_error(tmp_path):
+    """A real file cut at 400 points of its metadata: an error naming an offset every time, never a crash."""
+    data = gguf_file("gpt-2").read_bytes()
+    rng = random.Random(7)
+    cuts = sorted({4, 7, 8, 23, 24, 25} | {rng.randrange(4, len(data)) for _ in range(400)})
+    for cut in cuts:
+        with pytest.raises(TokenizerError, match="GGUF: at offset|magic"):
+            load(tmp_path, data[:cut])
+
+
+def test_huge_model_file_reads_only_the_header(tmp_path):
+    """The metadata of a real file followed by 5 GiB (sparse): above every whole-file read limit (1-2 GiB),
+    so it opens only because nothing past the header is read."""
+    data = gguf_file("qwen2").read_bytes()
+    p = tmp_path / "big.gguf"
+    with open(p, "wb") as fh:
+        fh.write(data)
+        fh.truncate(len(data) + (5 << 30))
+    tok = Tokenizer.from_file(p, parse_special=False)
+    assert ids_of(tok, "Hello world") == vectors("qwen2")[[t for t, _ in vectors("qwen2")].index("Hello world")][1]
+
+
+def test_cli_info_and_encode(tokcore, tmp_path):
+    path = gguf_file("llama-bpe")
+    info = json.loads(subprocess.run([str(tokcore), "info", "--tokenizer", str(path)], capture_output=True,
+                                     check=True).stdout)
+    assert info["format"] == "gguf" and info["gguf"]["pre"] == "llama-bpe" and info["size"] == path.stat().st_size
+    tok = Tokenizer.from_file(path, parse_special=False)
+    for text, ids in vectors("llama-bpe")[:20]:
+        r = subprocess.run([str(tokcore), "encode", "--no-special", "--no-parse-special", "--tokenizer", str(path),
+                            "--jsonl"], input=(json.dumps(text) + "\n").encode(), capture_output=True, check=True)
+        assert json.loads(r.stdout)["ids"] == ids == ids_of(tok, text)
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(tiny()[:40])
+    r = subprocess.run([str(tokcore), "info", "--tokenizer", str(bad)], capture_output=True)
+    assert r.returncode == 1 and b"GGUF: at offset" in r.stderr and b"bad.gguf" in r.stderr
+
