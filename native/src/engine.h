@@ -186,6 +186,7 @@ typedef struct tc_model {
     tc_pairmap merges;           /* BPE_MERGES */
     tc_strmap by_bytes;          /* BPE_RANK: real bytes -> id */
     int ignore_merges;
+    int bpe_is_rank;             /* the file's reference encoder is tiktoken: `bpe` runs rank BPE */
     int64_t unk_id;              /* -1 none */
     int fuse_unk;
     char *cont_prefix; size_t cont_prefix_len;
