@@ -512,6 +512,7 @@ static int cmd_info(const tc_tokenizer *tok, const options *o, const tc_file *f)
 /* ---- main ----------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
+    tc_stdio_binary();
     if (argc < 2) { fputs(USAGE, stderr); return EXIT_USAGE; }
     const char *cmd = argv[1];
     if (is_flag(cmd, "--help") || is_flag(cmd, "-h") || is_flag(cmd, "help")) { fputs(USAGE, stdout); return EXIT_OK; }

@@ -64,7 +64,8 @@ typedef enum tc_pretok_kind {
     TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS,
     TC_PT_METASPACE,          /* only as the first pre-tokenizer (its text edit is done by pipeline.c) */
     TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
-    TC_PT_WHITESPACE          /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_WHITESPACE,         /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_UNICODE_SCRIPTS     /* runs of one script (HF's table and rules), text before the first dropped */
 } tc_pretok_kind;
 
 typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
