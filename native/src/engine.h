@@ -64,7 +64,8 @@ typedef enum tc_pretok_kind {
     TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS,
     TC_PT_METASPACE,          /* only as the first pre-tokenizer (its text edit is done by pipeline.c) */
     TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
-    TC_PT_WHITESPACE          /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_WHITESPACE,         /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_UNICODE_SCRIPTS     /* runs of one script (HF's table and rules), text before the first dropped */
 } tc_pretok_kind;
 
 typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
@@ -172,7 +173,12 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 
 /* ---- model ---------------------------------------------------------- */
 
-typedef enum tc_model_kind { TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK } tc_model_kind;
+typedef enum tc_model_kind {
+    TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
+    TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
+} tc_model_kind;
+
+struct tc_unigram;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -180,6 +186,7 @@ typedef struct tc_model {
     tc_pairmap merges;           /* BPE_MERGES */
     tc_strmap by_bytes;          /* BPE_RANK: real bytes -> id */
     int ignore_merges;
+    int bpe_is_rank;             /* the file's reference encoder is tiktoken: `bpe` runs rank BPE */
     int64_t unk_id;              /* -1 none */
     int fuse_unk;
     char *cont_prefix; size_t cont_prefix_len;
@@ -187,6 +194,7 @@ typedef struct tc_model {
     int64_t byte_ids[256];       /* byte-level: id of each single byte, -1 if absent */
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
+    struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
 
 struct tc_tokenizer {

@@ -74,17 +74,24 @@ typedef enum tc_preset {
     TC_PRESET_CL100K,
     TC_PRESET_O200K,
     TC_PRESET_LLAMA3,
-    TC_PRESET_GPT2
+    TC_PRESET_GPT2,
+    TC_PRESET_QWEN35,       /* Qwen3.5/3.6: the pattern with \p{M}, NFC, 33 added tokens from 248044 */
+    TC_PRESET_O200K_HARMONY /* o200k_base ranks with gpt-oss's harmony special tokens */
 } tc_preset;
 
 int tc_preset_from_name(const char *name, tc_preset *out);
+/* The preset's canonical name ("qwen2", "qwen3.5", ...). */
+const char *tc_preset_name(tc_preset p);
 
 /* vocab.json + merges.txt with the pipeline of a preset (GPT-2: ByteLevel
  * with its regex; others: Split with the preset's pattern, then ByteLevel). */
 tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const uint8_t *merges,
                                    size_t merges_len, tc_preset preset, tc_error *err);
 
-/* tiktoken rank file ("base64 rank" per line). */
+/* tiktoken rank file ("base64 rank" per line). A preset made for another
+ * file is refused with both numbers: one whose added tokens would take ids
+ * that are ordinary ranks of the file, or whose vocabulary has another size
+ * than the file's ranks (gpt2 has no fixed size). */
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
 /* The board's vocab.bin (see vocabbin.h). The entries at the highest ids
@@ -150,7 +157,18 @@ typedef struct tc_trace_chunk {
     uint32_t step_first, step_count; /* merge steps in trace->steps */
     uint32_t tok_first, tok_count;   /* resulting tokens in the encoding */
     uint8_t prefix_space;            /* ByteLevel add_prefix_space added one */
+    uint32_t lat_first, lat_count;   /* Unigram: this chunk's lattice nodes in trace->lattice */
 } tc_trace_chunk;
+
+/* One node of a Unigram lattice: a piece (or an unknown char) that starts
+ * at byte `start` of the chunk, its score, the score of the best path that
+ * ends with it, and whether the best path took it. */
+typedef struct tc_trace_lattice_node {
+    uint32_t start, len;
+    uint32_t id;          /* piece id; for an unknown char the unk id (0xFFFFFFFF: none) */
+    double score, path_score;
+    uint8_t unk, best, pad[2];
+} tc_trace_lattice_node;
 
 typedef struct tc_trace_step {
     uint32_t pos;      /* index of the left symbol of the pair in the current list */
@@ -183,6 +201,7 @@ typedef struct tc_trace {
     uint32_t *syms; size_t nsyms, syms_cap;       /* initial symbol ids per chunk */
     tc_trace_step *steps; size_t nsteps, steps_cap;
     int normalized_changed;     /* normalization changed the text somewhere */
+    tc_trace_lattice_node *lattice; size_t nlattice, lattice_cap;   /* Unigram models */
 } tc_trace;
 
 /* Encoders. bpe: HF-exact BPE with merge ranks. rank: tiktoken's BPE (the
