@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -277,8 +278,10 @@ def test_every_truncation_is_an_error(tmp_path):
     rng = random.Random(7)
     cuts = sorted({4, 7, 8, 23, 24, 25} | {rng.randrange(4, len(data)) for _ in range(400)})
     for cut in cuts:
-        with pytest.raises(TokenizerError, match="GGUF: at offset|magic"):
+        with pytest.raises(TokenizerError) as e:
             load(tmp_path, data[:cut])
+        # the file, then the offset first (an error inside an array names the entry after it)
+        assert re.match(r".*bad\.gguf: GGUF: at offset \d+: ", str(e.value)), str(e.value)
 
 
 def test_huge_model_file_reads_only_the_header(tmp_path):
