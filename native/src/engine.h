@@ -67,7 +67,9 @@ typedef enum tc_pretok_kind {
     TC_PT_WHITESPACE          /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
 } tc_pretok_kind;
 
-typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
+/* LLAMA: llama.cpp's SPM space prefix, on every fragment even one that
+ * already starts with the replacement (tokenize: text = ' ' + fragment) */
+typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER, TC_PREPEND_LLAMA } tc_prepend_scheme;
 
 /* Hand-written scanners that agree with the generic matcher on one
  * well-known pattern each (see pretok.c). */
@@ -172,7 +174,10 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 
 /* ---- model ---------------------------------------------------------- */
 
-typedef enum tc_model_kind { TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK } tc_model_kind;
+typedef enum tc_model_kind {
+    TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
+    TC_MODEL_SPM_LLAMA     /* llama.cpp's SPM (GGUF "llama"): score-ordered merges, spm.c */
+} tc_model_kind;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -187,6 +192,7 @@ typedef struct tc_model {
     int64_t byte_ids[256];       /* byte-level: id of each single byte, -1 if absent */
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
+    float *scores;               /* SPM_LLAMA: each id's score (owned), else NULL */
 } tc_model;
 
 struct tc_tokenizer {

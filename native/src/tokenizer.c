@@ -22,6 +22,7 @@ tc_tokenizer *tc_tokenizer_new(void) {
 void tc_free(tc_tokenizer *t) {
     if (!t) return;
     tc_vocab_free(&t->model.vocab);
+    free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
     tc_strmap_free(&t->model.by_bytes);
     tc_greedy_release(t);
