@@ -9,6 +9,7 @@ and the window icon come from tokinspect.resources.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,15 +19,26 @@ from . import resources
 SAMPLE_TEXT = resources.text("samples/window.txt")   # the first text, and the one --screenshot renders
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from .window.document import ENCODERS  # the window's encoders (the engine's: bpe ... kestrel-v2)
+def window_size(text: str) -> tuple[int, int]:
+    """--size WxH, e.g. 1280x800 (each side 200..10000 pixels)."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT (e.g. 1280x800)")
+    w, h = int(parts[0]), int(parts[1])
+    if not (200 <= w <= 10000 and 200 <= h <= 10000):
+        raise argparse.ArgumentTypeError(f"{text!r}: each side must be 200..10000 pixels")
+    return w, h
 
-    p = argparse.ArgumentParser(prog="tokinspect", description="Token inspector window (no arguments: Qwen3 default).")
+
+def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+    from .window import ENCODERS  # the window's encoders (the engine's: bpe ... kestrel-v2); no Qt import
+
+    p = parser_class(prog="tokinspect", description="Token inspector window (no arguments: Qwen3 default).")
     p.add_argument("files", nargs="*", help="tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); "
                                             ".txt/.md files open as text")
     p.add_argument("--text", help="initial text")
     p.add_argument("--screenshot", metavar="DIR", help="render each tab to DIR/*.png and exit")
-    p.add_argument("--size", default="1280x800", help="window size for --screenshot (WxH)")
+    p.add_argument("--size", default="1280x800", type=window_size, help="window size for --screenshot (WxH)")
     p.add_argument("--dark", action="store_true", help="dark palette")
     p.add_argument("--compare-with", metavar="FILE", help="tokenizer B of the Compare tab")
     p.add_argument("--encoder", choices=ENCODERS, help="the Inspect tab's encoder (e.g. kestrel-v2: the real board)")
@@ -35,7 +47,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return run(build_parser().parse_args(argv))
+
+
+def no_display_reason() -> str | None:
+    """Why the window cannot open here (no X11/Wayland display), or None."""
+    if os.environ.get("QT_QPA_PLATFORM") or sys.platform in ("win32", "darwin"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); the commands "
+            "(tokinspect encode ..., tokinspect --help) work without one, and --screenshot renders offscreen")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Opens the window (or renders --screenshot) for parsed arguments."""
+    if args.screenshot and no_display_reason():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a screenshot needs no screen
+    elif no_display_reason():
+        print(f"tokinspect: {no_display_reason()}", file=sys.stderr)
+        return 2
     from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
@@ -77,7 +108,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
 
     from tokinspect.widgets.main_window import MainWindow
 
-    w, h = (int(x) for x in args.size.lower().split("x"))
+    w, h = args.size
     tmp = tempfile.mkdtemp(prefix="tokinspect-shot-")
     settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)

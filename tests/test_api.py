@@ -142,7 +142,7 @@ def test_cli_jsonl_and_errors(tmp_path):
     bad.write_text('{"model": ', encoding="utf-8")
     res = subprocess.run([sys.executable, "-m", "tokinspect", "encode", "-t", str(bad), "x"],
                          capture_output=True, text=True)
-    assert res.returncode == 1 and "end of input" in res.stderr
+    assert res.returncode == 2 and "end of input" in res.stderr
 
 
 def test_threads_stress_all_encoders_and_trace():

@@ -28,6 +28,7 @@ import errno
 import getpass
 import hashlib
 import json
+import logging
 import os
 import re
 import select
@@ -40,6 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import paramiko
+
+# paramiko's transport thread logs a failed handshake with its traceback through the root
+# logger's last-resort handler (26 lines on stderr before our one-line message); the failure
+# reaches the user as a BoardError instead
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 # kind ("password" or "passphrase"), prompt -> the secret, or None to give up
 SecretsProvider = Callable[[str, str], "str | None"]

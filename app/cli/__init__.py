@@ -14,14 +14,32 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 
-from ..core.tokenizer import TokenizerError
+from .errors import EXIT_BAD, OneLineParser, run
+
+
+def _version() -> str:
+    from importlib.metadata import version  # the one version: pyproject.toml's, as installed
+
+    return version("tokinspect")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tokinspect", description="Inspect how a tokenizer splits text.")
-    sub = p.add_subparsers(dest="command")
+    from ..gui import build_parser as window_parser  # Qt-free: only the window's options
+
+    usage = " ".join(window_parser().format_usage().replace("usage: ", "", 1).replace("[-h] ", "").split())
+    window = textwrap.fill(usage, 100, subsequent_indent="      ")
+    p = OneLineParser(
+        prog="tokinspect", description="Inspect how a tokenizer splits text: on the host, and on the board.",
+        epilog="the window (no arguments: the embedded Qwen3 tokenizer):\n  " + window.strip().replace("\n", "\n  ")
+        + "\n  FILE: tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); .txt/.md files open as text"
+        "\n  --screenshot DIR renders every tab to DIR/*.png and exits (offscreen when there is no display)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"tokinspect {_version()}")
+    p.add_argument("--debug", action="store_true", help="on an error, print the traceback too")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     from .board import register as register_board
     from .contract import register as register_contract
@@ -37,8 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-SUBCOMMANDS = ("encode", "decode", "trace", "info", "contract", "vocab")
-GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with")
+SUBCOMMANDS = ("encode", "decode", "trace", "info", "vocab", "compare", "board", "sample", "contract")
+GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with", "--encoder", "--encoder-b")
 
 
 def wants_gui(argv: Sequence[str]) -> bool:
@@ -46,24 +64,41 @@ def wants_gui(argv: Sequence[str]) -> bool:
     if not argv:
         return True
     first = argv[0]
-    if first in SUBCOMMANDS or first in ("-h", "--help"):
+    if first in SUBCOMMANDS or first.startswith("-") and first.split("=")[0] not in GUI_FLAGS:
         return False
     return os.path.isfile(first) or first.split("=")[0] in GUI_FLAGS
 
 
+def _looks_like_a_path(arg: str) -> bool:
+    if arg.startswith("-") or arg in SUBCOMMANDS:
+        return False
+    return os.path.isdir(arg) or "." in arg or os.sep in arg or "/" in arg
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     if wants_gui(argv):
-        from ..gui import main as gui_main  # Qt only here: the CLI works without a display
+        from ..gui import build_parser as window_parser
+        from ..gui import run as run_window  # Qt only once the window opens: the CLI works without a display
 
-        return gui_main(argv)
+        args = window_parser(OneLineParser).parse_args(argv)
+        return run(lambda: run_window(args), debug)
+    if argv and _looks_like_a_path(argv[0]):
+        what = "is a directory" if os.path.isdir(argv[0]) else "no such file"
+        print(f"tokinspect: {argv[0]}: {what} (tokinspect FILE opens a tokenizer or text file in the window; "
+              "see tokinspect --help)", file=sys.stderr)
+        return EXIT_BAD
+    if sys.stdout is None:  # started with stdout closed (`tokinspect info >&-`)
+        print("tokinspect: cannot write the output: standard output is closed", file=sys.stderr)
+        return EXIT_BAD
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD
     if args.command is None:
         parser.print_help()
         return 0
-    try:
-        return int(args.func(args))
-    except (TokenizerError, OSError) as exc:
-        print(f"tokinspect: {exc}", file=sys.stderr)
-        return 1
+    return run(lambda: int(args.func(args)), debug)

@@ -356,16 +356,17 @@ def cmd_board_profile(args: argparse.Namespace) -> int:
 def _connection_opts(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--profile", help="a saved profile (tokinspect board profile list)")
     sp.add_argument("--profiles", help="the profile file (default: the app's)")
-    sp.add_argument("--host")
-    sp.add_argument("--port", type=int)
-    sp.add_argument("--user")
+    sp.add_argument("--host", help="the board's address (default: the profile's)")
+    sp.add_argument("--port", type=int, help="the board's SSH port (default: the profile's, else 22)")
+    sp.add_argument("--user", help="the SSH user on the board (default: the profile's)")
     sp.add_argument("--key", help="private key file (default: ssh-agent, then a password)")
     sp.add_argument("--no-agent", action="store_true", help="do not use the ssh-agent")
     sp.add_argument("--compiler", help="the board's C compiler command (default cc)")
     sp.add_argument("--run-prefix", help="put before the deployed binary, e.g. qemu-aarch64-static")
     sp.add_argument("--deploy-root", help="where the engine is built on the board (default ~/.cache/tokinspect)")
-    sp.add_argument("--connect-timeout", type=float)
-    sp.add_argument("--command-timeout", type=float)
+    sp.add_argument("--connect-timeout", type=float,
+                    help="seconds to wait for the SSH connection (default: the profile's)")
+    sp.add_argument("--command-timeout", type=float, help="seconds one board command may run (default: the profile's)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -395,7 +396,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help='{"engine": ..., "probes": N, "agree": {"kestrel-v1": n, ...}, ...}')
     i.set_defaults(func=cmd_board_identify)
     pr = bs.add_parser("profile", help="list, save or delete connection profiles")
-    pr.add_argument("action", choices=("list", "save", "delete"))
+    pr.add_argument("action", choices=("list", "save", "delete"), help="what to do with the profiles")
     _connection_opts(pr)
     pr.add_argument("--name", help="the profile's name (save, delete)")
     pr.set_defaults(func=cmd_board_profile)
@@ -420,5 +421,5 @@ def _board_tokenizer_opts(d: argparse.ArgumentParser) -> None:
                    help="--command: how texts travel: one per line (a text with a line break goes by itself), "
                         "one JSON string per line, or one exec per text")
     d.add_argument("--tokenizer", "-t", help="the host's tokenizer (default: the embedded Qwen3)")
-    d.add_argument("--merges")
-    d.add_argument("--preset", choices=PRESETS)
+    d.add_argument("--merges", help="merges.txt for a host vocab.json")
+    d.add_argument("--preset", choices=PRESETS, help="split pattern for a host .tiktoken / vocab.json / vocab.bin")

@@ -99,8 +99,8 @@ def _load_opts(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--config", help="tokenizer_config.json (default: the one beside the tokenizer, if any)")
     sp.add_argument("--model-config", help="the model's config.json (its vocab_size: the embedding rows)")
     sp.add_argument("--merges", help="merges.txt for a vocab.json")
-    sp.add_argument("--preset", choices=PRESETS)
-    sp.add_argument("--encoder", choices=ENCODERS, default="bpe")
+    sp.add_argument("--preset", choices=PRESETS, help="split pattern for .tiktoken / vocab.json / vocab.bin files")
+    sp.add_argument("--encoder", choices=ENCODERS, default="bpe", help="the encoder whose ids the contract holds")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -109,10 +109,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     f = cs.add_parser("freeze", help="write contract.json: hashes, pipeline, sizes, specials, golden samples")
     _load_opts(f)
     f.add_argument("--samples", help="more samples: one JSON string per line")
-    f.add_argument("-o", "--output", required=True)
+    f.add_argument("-o", "--output", required=True, help="the contract.json to write")
     f.set_defaults(func=cmd_freeze)
     v = cs.add_parser("verify", help="check a tokenizer against contract.json; report by layer")
-    v.add_argument("contract")
+    v.add_argument("contract", help="the contract.json to verify against")
     _load_opts(v)
     v.add_argument("--json", action="store_true", help='{"ok": bool, "layers": [...], "findings": {...}}')
     v.add_argument("--first", type=int, default=5, help="findings shown per layer")

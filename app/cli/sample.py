@@ -114,12 +114,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     g.add_argument("--vocab", type=int, help="vocabulary size (raw formats)")
     g.add_argument("--tokenizer", "-t", help="tokenizer whose vocabulary size to use")
     sp.add_argument("--step", type=int, default=0, help="row of a 2-D file (default 0)")
-    sp.add_argument("--preset", choices=list(PRESETS), required=True)
-    sp.add_argument("--temperature", type=float, default=0.8)
-    sp.add_argument("--top-k", type=int, default=40)
-    sp.add_argument("--top-p", type=float, default=0.95)
-    sp.add_argument("--min-p", type=float, default=0.05)
-    sp.add_argument("--seed", type=int, default=42)
+    sp.add_argument("--preset", choices=list(PRESETS), required=True,
+                    help="whose sampler: an engine's stage order and rules, or custom")
+    sp.add_argument("--temperature", type=float, default=0.8, help="the temperature stage's value")
+    sp.add_argument("--top-k", type=int, default=40, help="top-k's k")
+    sp.add_argument("--top-p", type=float, default=0.95, help="top-p's probability mass")
+    sp.add_argument("--min-p", type=float, default=0.05, help="min-p's share of the top probability")
+    sp.add_argument("--seed", type=int, default=42, help="the RNG seed of the draws")
     sp.add_argument("--draws", type=int, default=1,
                     help="draws in a row from one RNG seeded once; streamed, so any count up to 2^32-1 runs in "
                     "flat memory; "
@@ -127,5 +128,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                     "({id: count}), draws_first (the first 1,000) and n_draws instead of draws")
     sp.add_argument("--order", help="custom: stage order, e.g. temperature,top_k,top_p,min_p")
     sp.add_argument("--semantics", help="custom: per-stage engine rule, e.g. top_p=llama.cpp,min_p=ds4")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="stages, final candidates and draws as one JSON object")
     sp.set_defaults(func=cmd_sample)

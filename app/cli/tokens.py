@@ -13,11 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import unicodedata
+from collections.abc import Sequence
 from typing import BinaryIO, TextIO
 
 from ..core.encoding import Encoding
 from ..core.tokenizer import ENCODER_HELP, ENCODERS, PRESETS, Tokenizer
 from ..core.trace import KestrelStep
+from .errors import UsageError, terminal_hint
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:
@@ -34,9 +37,61 @@ def _warn_compat(tok: Tokenizer) -> None:
 
 
 def _read_text(args: argparse.Namespace) -> str:
+    """The text argument or stdin; bytes that are not UTF-8 are kept as surrogate escapes (see _raw)."""
     if args.text is not None:
         return str(args.text)
+    terminal_hint()
     return sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
+
+
+def _raw(text: str) -> bytes:
+    """The bytes a text came from: invalid UTF-8 (an argument or stdin) goes to the engine as it
+    was, through the byte-level path, instead of failing to encode."""
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def display_width(s: str) -> int:
+    """Terminal columns of s: East Asian wide and fullwidth characters take two, combining marks none."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
+
+
+def ljust_display(s: str, width: int) -> str:
+    """s padded with spaces to `width` terminal columns (so columns line up after CJK text)."""
+    return s + " " * max(0, width - display_width(s))
+
+
+def parse_ids(raw: str | Sequence[str], vocab_size: int) -> list[int]:
+    """ids from arguments or text: integers separated by spaces or commas, or a JSON list
+    ("[9707, 11]"); each must be an id of the vocabulary (0..vocab_size-1)."""
+    if not isinstance(raw, str) and " ".join(raw).lstrip().startswith("["):
+        raw = " ".join(raw)
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("["):
+            try:
+                items = json.loads(text)
+            except ValueError as exc:
+                raise UsageError(f"decode: the input starts with '[' but is not a JSON list of ids ({exc})") from None
+            if not isinstance(items, list):
+                raise UsageError("decode: expected a JSON list of ids")
+            words = [str(x) if isinstance(x, int) and not isinstance(x, bool) else repr(x) for x in items]
+        else:
+            words = text.replace(",", " ").split()
+    else:
+        words = [w for item in raw for w in item.replace(",", " ").split()]
+    ids = []
+    for w in words:
+        try:
+            i = int(w)
+        except ValueError:
+            raise UsageError(f"decode: {w[:40]!r} is not an id (ids are integers)") from None
+        if not 0 <= i < vocab_size:
+            shown = w if len(w) <= 24 else w[:20] + "..."
+            raise UsageError(f"decode: id {shown} is not in the vocabulary (ids 0..{vocab_size - 1})")
+        ids.append(i)
+    if not ids:
+        raise UsageError("decode: no ids given (arguments, or stdin)")
+    return ids
 
 
 def _enc_json(enc: Encoding, full: bool) -> dict[str, object]:
@@ -98,14 +153,14 @@ def cmd_encode(args: argparse.Namespace) -> int:
         _jsonl(tok, special, args.encoder, sys.stdin.buffer, sys.stdout)
         return 0
     text = _read_text(args)
-    enc = tok.encode(text.encode("utf-8", errors="surrogateescape"), special, args.encoder)
+    enc = tok.encode(_raw(text), special, args.encoder)
     if args.json:
         print(json.dumps(_enc_json(enc, True), ensure_ascii=False))
     elif args.table:
         print(f"{'#':>5} {'id':>7}  {'token':<20} {'chars':<12} {'bytes':<12} hex")
         for i, (tid, piece, raw) in enumerate(zip(enc.ids.tolist(), enc.tokens, enc.token_bytes)):
             c, b = enc.offsets[i].tolist(), enc.byte_offsets[i].tolist()
-            print(f"{i:>5} {tid:>7}  {piece!r:<20} {str(c):<12} {str(b):<12} {raw.hex(' ')}")
+            print(f"{i:>5} {tid:>7}  {ljust_display(repr(piece), 20)} {str(c):<12} {str(b):<12} {raw.hex(' ')}")
         print(f"{len(enc)} tokens, {len(text)} characters, {len(text.encode('utf-8', 'surrogateescape'))} bytes")
     else:
         print(" ".join(str(i) for i in enc.ids.tolist()))
@@ -114,12 +169,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 def cmd_decode(args: argparse.Namespace) -> int:
     tok = _load(args)
-    raw = args.ids if args.ids else sys.stdin.read().replace(",", " ").split()
-    try:
-        ids = [int(x) for x in raw]
-    except ValueError as exc:
-        print(f"tokinspect decode: ids must be integers ({exc})", file=sys.stderr)
-        return 2
+    if args.ids:
+        ids = parse_ids(args.ids, tok.vocab_size)
+    else:
+        terminal_hint("ids")
+        ids = parse_ids(sys.stdin.read(), tok.vocab_size)
     sys.stdout.write(tok.decode(ids, skip_special_tokens=args.skip_special))
     if sys.stdout.isatty():
         sys.stdout.write("\n")
@@ -129,7 +183,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 def cmd_trace(args: argparse.Namespace) -> int:
     tok = _load(args)
     _warn_compat(tok)
-    tr = tok.trace(_read_text(args), not args.no_special, args.encoder)
+    tr = tok.trace(_raw(_read_text(args)), not args.no_special, args.encoder)
     name = tok.id_to_token
     if tr.normalized_changed:
         print(f"normalized: {tr.normalized_text!r}")
@@ -203,17 +257,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d = sub.add_parser("decode", help="ids -> text")
     common(d)
     d.add_argument("ids", nargs="*", help="ids (default: stdin)")
-    d.add_argument("--skip-special", action="store_true")
+    d.add_argument("--skip-special", action="store_true", help="leave special tokens out of the text")
     d.set_defaults(func=cmd_decode)
 
     t = sub.add_parser("trace", help="chunks and merge steps")
     common(t)
-    t.add_argument("text", nargs="?")
-    t.add_argument("--no-special", action="store_true")
-    t.add_argument("--encoder", choices=ENCODERS, default="bpe")
+    t.add_argument("text", nargs="?", help="text (default: stdin)")
+    t.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
+    t.add_argument("--encoder", choices=ENCODERS, default="bpe", help="whose steps to show (see encode --help)")
     t.set_defaults(func=cmd_trace)
 
     i = sub.add_parser("info", help="components, vocab size, specials, sha256")
     common(i)
-    i.add_argument("path", nargs="?")
+    i.add_argument("path", nargs="?", help="tokenizer file (same as --tokenizer)")
     i.set_defaults(func=cmd_info)

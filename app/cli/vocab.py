@@ -2,6 +2,7 @@
 
   tokinspect vocab compile TOKENIZER -o vocab.bin
   tokinspect vocab audit FILE [--probe 220,198,255,221] [--against OTHER.bin] [--json]
+  tokinspect vocab diff OLD NEW ... (vocab_diff.py)
   tokinspect compare [-t A] [--encoder E] [--tokenizer-b B] [--encoder-b E] [FILE...]
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from ..analysis.divergence import Side, divergence
 from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer
 from ..formats import vocab_bin
+from .errors import EXIT_DIFFER, EXIT_OK, UsageError, terminal_hint
 
 
 def _load(path: str | None, merges: str | None, preset: str | None, config: str | None) -> Tokenizer:
@@ -85,11 +87,15 @@ def cmd_vocab_audit(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     a = Side(_load(args.tokenizer, args.merges, args.preset, args.config), args.encoder)
     b_tok = _load(args.tokenizer_b, None, args.preset, None) if args.tokenizer_b else a.tokenizer
-    b = Side(b_tok, args.encoder_b)
+    # B's encoder: the board's longest match when both sides share the tokenizer, else B's own model
+    b = Side(b_tok, args.encoder_b or ("bpe" if args.tokenizer_b else "greedy"))
     if args.files:
-        lines = (line for f in args.files for line in Path(f).read_text(encoding="utf-8").split("\n"))
+        lines = [line for f in args.files for line in _read_utf8(Path(f)).split("\n")]
     else:
-        lines = (line.rstrip("\n") for line in sys.stdin)
+        terminal_hint("lines")
+        lines = [line.rstrip("\n") for line in _read_utf8(None).splitlines()]
+    if not any(lines):
+        raise UsageError("compare: no text to compare (the input is empty)")
     rep = divergence(a, b, lines)
     print(f"A: {a.tokenizer.name} [{a.encoder}]   B: {b.tokenizer.name} [{b.encoder}]")
     print(f"lines {rep.lines}, identical {rep.agree} ({100 * rep.agree_share:.1f}%), tokens A {rep.tokens_a}, "
@@ -97,7 +103,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print("most frequent divergent spans (count, text, A | B):")
     for (text, pa, pb), n in rep.most_common(args.top):
         print(f"  {n:>6}  {text!r:<16} {' '.join(map(repr, pa)) or '(none)'}  |  {' '.join(map(repr, pb)) or '(none)'}")
-    return 0
+    return EXIT_OK if rep.agree == rep.lines else EXIT_DIFFER
+
+
+def _read_utf8(path: Path | None) -> str:
+    """A text file (or stdin) as str; not UTF-8 is one error naming the file and the byte."""
+    data = path.read_bytes() if path is not None else sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path if path is not None else 'stdin'}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                         "compare reads UTF-8 lines") from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -107,28 +123,33 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         else:
             sp.add_argument("--tokenizer", "-t", help="tokenizer file (default: the embedded Qwen3)")
         sp.add_argument("--merges", help="merges.txt for a vocab.json")
-        sp.add_argument("--preset", choices=PRESETS)
+        sp.add_argument("--preset", choices=PRESETS, help="split pattern for .tiktoken / vocab.json / vocab.bin files")
         sp.add_argument("--config", help="tokenizer_config.json whose added tokens to add")
 
     v = sub.add_parser("vocab", help="compile or audit a vocab.bin")
     vs = v.add_subparsers(dest="vocab_command", required=True)
     c = vs.add_parser("compile", help="tokenizer -> vocab.bin")
     load_opts(c, True)
-    c.add_argument("-o", "--output", required=True)
+    c.add_argument("-o", "--output", required=True, help="the vocab.bin to write")
     c.set_defaults(func=cmd_vocab_compile)
     a = vs.add_parser("audit", help="byte classes, identical entries, probes; compare with another vocab.bin")
-    a.add_argument("file")
+    a.add_argument("file", help="the vocab.bin to audit")
     a.add_argument("--probe", help="ids to show, comma-separated (default 220,198,255,221)")
     a.add_argument("--against", help="another vocab.bin to compare with (e.g. the board's)")
     a.add_argument("--limit", type=int, default=40, help="rows of lists to print")
-    a.add_argument("--json", action="store_true")
+    a.add_argument("--json", action="store_true", help="the audit as one JSON object")
     a.set_defaults(func=cmd_vocab_audit)
+    from .vocab_diff import register as register_diff
+
+    register_diff(vs)
 
     m = sub.add_parser("compare", help="where two encoders or tokenizers split a corpus differently")
     load_opts(m, False)
-    m.add_argument("--encoder", choices=ENCODERS, default="bpe")
-    m.add_argument("--tokenizer-b", help="the other tokenizer (default: the same)")
-    m.add_argument("--encoder-b", choices=ENCODERS, default="greedy")
-    m.add_argument("--top", type=int, default=20)
+    m.add_argument("--encoder", choices=ENCODERS, default="bpe", help="side A's encoder")
+    m.add_argument("--tokenizer-b", help="the other tokenizer (default: the same as A)")
+    m.add_argument("--encoder-b", choices=ENCODERS, default=None,
+                   help="side B's encoder (default: greedy, the board's longest match, when B is A's tokenizer; "
+                        "bpe, B's own model, with --tokenizer-b)")
+    m.add_argument("--top", type=int, default=20, help="divergent spans to list")
     m.add_argument("files", nargs="*", help="text files, one text per line (default: stdin lines)")
     m.set_defaults(func=cmd_compare)

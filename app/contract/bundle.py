@@ -81,13 +81,20 @@ def open_bundle(path: str | Path | None, *, preset: str | None = None, config: s
         tok = Tokenizer.default()
     else:
         tok = Tokenizer.from_file(path, merges=merges, preset=preset)
+    return bundle_for(tok, config=config, merges=merges, model_config=model_config, beside=path is not None)
+
+
+def bundle_for(tok: Tokenizer, *, config: str | Path | None = None, merges: str | Path | None = None,
+               model_config: str | Path | None = None, beside: bool = True) -> Bundle:
+    """The bundle of a loaded tokenizer; `beside`: take the tokenizer_config.json next to its file."""
     b = Bundle(tok)
-    assert tok.path is not None
+    if tok.path is None:
+        raise ValueError(f"{tok.name}: no file behind this tokenizer to hash")
     b.files.append(file_entry("tokenizer", tok.path))
     if merges is not None:
         b.files.append(file_entry("merges", Path(merges)))
     cfg = Path(config) if config is not None else None
-    if cfg is None and path is not None and tok.path.with_name("tokenizer_config.json").is_file():
+    if cfg is None and beside and tok.path.with_name("tokenizer_config.json").is_file():
         cfg = tok.path.with_name("tokenizer_config.json")
     if cfg is not None:
         b.files.append(file_entry("config", cfg))

@@ -10,6 +10,7 @@ Does not: write the file (the CLI does), or check anything (verify.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from importlib.metadata import version
 from typing import Any
@@ -23,11 +24,22 @@ from .schema import KIND, VERSION
 
 # describe() keys that are not the pipeline: where the file is, and what HF would refuse in it
 NOT_PIPELINE = ("name", "path", "size", "sha256", "specials", "hf_compat")
+ENGINE_NOTE = re.compile(r"\s*\[[^\]]*\]$")
+
+
+def _plain(v: Any) -> Any:
+    """A describe() value without the engine's own notes ("Split(regex) [fast path]" -> "Split(regex)"):
+    how this engine runs a component is not part of the contract."""
+    if isinstance(v, str):
+        return ENGINE_NOTE.sub("", v)
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
 
 
 def pipeline(tok: Tokenizer) -> dict[str, Any]:
     """The pipeline as the engine loaded it: model, its parameters, normalizer ... decoder."""
-    return {k: v for k, v in tok.describe().items() if k not in NOT_PIPELINE}
+    return {k: _plain(v) for k, v in tok.describe().items() if k not in NOT_PIPELINE}
 
 
 def text_of(sample: dict[str, Any]) -> str | bytes:

@@ -22,6 +22,7 @@ VERSION = 2
 KIND = "tokinspect contract"
 LAYERS = ("file", "pipeline", "normalization", "pieces", "ids", "specials", "template", "decode")
 MAX_BYTES = 256 << 20
+MAX_DEPTH = 64      # a contract nests 4 deep; Python's json stops near 1,000
 
 
 class ContractError(ValueError):
@@ -187,6 +188,28 @@ def upgrade(o: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _too_deep(raw: bytes) -> int:
+    """The byte offset where arrays and objects nest deeper than MAX_DEPTH (strings skipped)."""
+    depth, in_str, esc = 0, False, False
+    for i, ch in enumerate(raw):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == 0x5C:
+                esc = True
+            elif ch == 0x22:
+                in_str = False
+        elif ch == 0x22:
+            in_str = True
+        elif ch in (0x5B, 0x7B):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return i
+        elif ch in (0x5D, 0x7D):
+            depth -= 1
+    return 0
+
+
 def parse(raw: bytes, name: str = "contract.json") -> dict[str, Any]:
     """Parses and validates; a ContractError names `name` and the place."""
     try:
@@ -201,7 +224,8 @@ def parse(raw: bytes, name: str = "contract.json") -> dict[str, Any]:
         offset = len(text[: exc.pos].encode("utf-8"))
         raise ContractError(f"{name}: line {exc.lineno} column {exc.colno} (byte {offset}): {exc.msg}") from exc
     except RecursionError as exc:
-        raise ContractError(f"{name}: nested too deeply to be a contract") from exc
+        where = _too_deep(raw)
+        raise ContractError(f"{name}: byte {where}: nested more than {MAX_DEPTH} deep: not a contract") from exc
     try:
         return check(data)
     except ContractError as exc:

@@ -1,5 +1,5 @@
 """The trace of one encode: what the normalizer, the pre-tokenizer and the
-BPE merges did, in plain arrays.
+model (BPE merges, or a Unigram lattice) did, in plain arrays.
 
 Merge steps are stored compactly (initial symbols + one record per merge,
 the position being the index of the left symbol in the chunk's initial
@@ -32,6 +32,23 @@ class MergeStep:
 
 
 @dataclass(frozen=True)
+class LatticeNode:
+    """A Unigram lattice node: a piece (or an unknown char) starting at byte `start` of the chunk."""
+
+    start: int                # bytes in the chunk's normalized text
+    len: int
+    id: int | None            # the piece; for an unknown char the unk id (None: the model has none)
+    score: float              # the piece's score (unknown: min score - 10)
+    path_score: float         # the best path that ends with this node
+    unk: bool
+    best: bool                # on the best path
+
+
+_LATTICE = np.dtype([("start", "<u4"), ("len", "<u4"), ("id", "<u4"), ("score", "<f8"), ("path_score", "<f8"),
+                     ("unk", "u1"), ("best", "u1"), ("pad", "u1", (2,))], align=True)
+
+
+@dataclass(frozen=True)
 class TraceChunk:
     norm_span: tuple[int, int]     # bytes in Trace.normalized
     orig_span: tuple[int, int]     # bytes in the original text
@@ -40,6 +57,7 @@ class TraceChunk:
     initial: list[int]             # initial symbol ids
     raw_steps: np.ndarray          # structured array (pos, rank, left, right, new_id)
     token_range: tuple[int, int]   # tokens of the encoding from this chunk
+    lattice: list[LatticeNode] = field(default_factory=list)   # Unigram: every candidate piece
 
     def steps(self) -> list[MergeStep]:
         """Replays the merges: the symbol list before each step."""
@@ -123,8 +141,13 @@ class Trace:
         enc = Encoding.from_native(raw["encoding"], tok)  # type: ignore[arg-type]
         syms = np.frombuffer(raw["syms"], dtype="<u4")  # type: ignore[arg-type]
         steps = np.frombuffer(raw["steps"], dtype=_STEP)  # type: ignore[arg-type]
+        lat = np.frombuffer(raw.get("lattice", b""), dtype=_LATTICE)  # type: ignore[call-overload]
+        if raw.get("lattice_node_size", _LATTICE.itemsize) != _LATTICE.itemsize:
+            raise RuntimeError(f"the engine's lattice node is {raw['lattice_node_size']} bytes, "
+                               f"not {_LATTICE.itemsize}")
         chunks = []
         for c in raw["chunks"]:  # type: ignore[attr-defined]
+            lf, lc = c.get("lat_first", 0), c.get("lat_count", 0)
             sf, sc, tf, tc = c["step_first"], c["step_count"], c["tok_first"], c["tok_count"]
             chunks.append(TraceChunk(
                 norm_span=(c["norm_start"], c["norm_end"]),
@@ -134,6 +157,9 @@ class Trace:
                 initial=[int(x) for x in syms[c["sym_first"] : c["sym_first"] + c["sym_count"]]],
                 raw_steps=steps[sf : sf + sc],
                 token_range=(tf, tf + tc),
+                lattice=[LatticeNode(int(n["start"]), int(n["len"]), None if int(n["id"]) == _NONE else int(n["id"]),
+                                     float(n["score"]), float(n["path_score"]), bool(n["unk"]), bool(n["best"]))
+                         for n in lat[lf : lf + lc]],
             ))
         align = np.frombuffer(raw["norm_align"], dtype="<u4").reshape(-1, 2)  # type: ignore[arg-type]
         gsteps = np.frombuffer(raw["greedy_steps"], dtype=_GSTEP)  # type: ignore[arg-type]

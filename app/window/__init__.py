@@ -7,3 +7,7 @@ Views (tokinspect.widgets) import these; these never import the views.
 
 Does not: draw, or lay out widgets (widgets/ does); open the window (tokinspect.gui does).
 """
+
+from ..core.tokenizer import ENCODERS  # the encoders the window offers (the engine's own list)
+
+__all__ = ["ENCODERS"]

@@ -298,15 +298,16 @@ static PyObject *Tok_trace(TokObject *self, PyObject *args) {
     if (!encobj || !chunks) { Py_XDECREF(encobj); Py_XDECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
     for (size_t i = 0; i < tr.nchunks; i++) {
         const tc_trace_chunk *c = &tr.chunks[i];
-        PyObject *d = Py_BuildValue("{s:I,s:I,s:I,s:I,s:L,s:I,s:I,s:I,s:I,s:I,s:I,s:O}",
+        PyObject *d = Py_BuildValue("{s:I,s:I,s:I,s:I,s:L,s:I,s:I,s:I,s:I,s:I,s:I,s:O,s:I,s:I}",
             "norm_start", c->norm_start, "norm_end", c->norm_end, "orig_start", c->orig_start,
             "orig_end", c->orig_end, "added_id", (long long)c->added_id, "sym_first", c->sym_first,
             "sym_count", c->sym_count, "step_first", c->step_first, "step_count", c->step_count,
-            "tok_first", c->tok_first, "tok_count", c->tok_count, "prefix_space", c->prefix_space ? Py_True : Py_False);
+            "tok_first", c->tok_first, "tok_count", c->tok_count, "prefix_space", c->prefix_space ? Py_True : Py_False,
+            "lat_first", c->lat_first, "lat_count", c->lat_count);
         if (!d) { Py_DECREF(encobj); Py_DECREF(chunks); tc_encoding_free(&e); tc_trace_free(&tr); return NULL; }
         PyList_SET_ITEM(chunks, (Py_ssize_t)i, d);
     }
-    PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O,s:y#,s:y#,s:y#}",
+    PyObject *res = Py_BuildValue("{s:N,s:y#,s:y#,s:N,s:y#,s:y#,s:O,s:y#,s:y#,s:y#,s:y#,s:n}",
         "encoding", encobj,
         "normalized", (const char *)(tr.normalized.data ? tr.normalized.data : (uint8_t *)""), (Py_ssize_t)tr.normalized.len,
         "norm_align", (const char *)(tr.norm_align ? (void *)tr.norm_align : (void *)""), (Py_ssize_t)(tr.normalized.len * sizeof(tc_span)),
@@ -316,7 +317,9 @@ static PyObject *Tok_trace(TokObject *self, PyObject *args) {
         "normalized_changed", tr.normalized_changed ? Py_True : Py_False,
         "greedy_steps", (const char *)(tr.gsteps ? (void *)tr.gsteps : (void *)""), (Py_ssize_t)(tr.ngsteps * sizeof(tc_trace_greedy_step)),
         "greedy_cands", (const char *)(tr.gcands ? (void *)tr.gcands : (void *)""), (Py_ssize_t)(tr.ngcands * 4),
-        "kestrel_steps", (const char *)(tr.ksteps ? (void *)tr.ksteps : (void *)""), (Py_ssize_t)(tr.nksteps * sizeof(tc_trace_kestrel_step)));
+        "kestrel_steps", (const char *)(tr.ksteps ? (void *)tr.ksteps : (void *)""), (Py_ssize_t)(tr.nksteps * sizeof(tc_trace_kestrel_step)),
+        "lattice", (const char *)(tr.lattice ? (void *)tr.lattice : (void *)""), (Py_ssize_t)(tr.nlattice * sizeof(tc_trace_lattice_node)),
+        "lattice_node_size", (Py_ssize_t)sizeof(tc_trace_lattice_node));
     tc_encoding_free(&e);
     tc_trace_free(&tr);
     return res;

@@ -176,8 +176,11 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 
 typedef enum tc_model_kind {
     TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
-    TC_MODEL_SPM_LLAMA     /* llama.cpp's SPM (GGUF "llama"): score-ordered merges, spm.c */
+    TC_MODEL_SPM_LLAMA,    /* llama.cpp's SPM (GGUF "llama"): score-ordered merges, spm.c */
+    TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
 } tc_model_kind;
+
+struct tc_unigram;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -193,6 +196,7 @@ typedef struct tc_model {
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
     float *scores;               /* SPM_LLAMA: each id's score (owned), else NULL */
+    struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
 
 struct tc_tokenizer {

@@ -4,8 +4,9 @@
  * types strictly; anything else is refused with the JSON path of the
  * component, its type and its byte offset.
  * Supported: normalizer NFC/NFD/NFKC/NFKD/Lowercase/Prepend/Replace/Strip/
- * Sequence (Precompiled refused); pre_tokenizer Split/ByteLevel/Digits/
- * Metaspace (first only)/WhitespaceSplit/Whitespace/Sequence; model BPE;
+ * Precompiled/Sequence; pre_tokenizer Split/ByteLevel/Digits/
+ * Metaspace (first only)/WhitespaceSplit/Whitespace/Sequence; model BPE,
+ * Unigram;
  * post_processor ByteLevel/TemplateProcessing/Sequence; decoder ByteLevel/
  * Replace/ByteFallback/Fuse/Strip/Metaspace/Sequence.
  * Does not: truncation, padding, dropout (refused), other models.
@@ -15,7 +16,9 @@
 
 #include "engine.h"
 #include "json.h"
+#include "precompiled.h"
 #include "pretok.h"
+#include "unigram.h"
 
 #define GPT2_PATTERN "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
 
@@ -185,6 +188,62 @@ static int load_norm_edit(ld *L, const tc_json *v, const char *path, const char 
     return 0;
 }
 
+/* Standard base64 with canonical padding, as the base64 crate's
+ * BASE64_STANDARD decodes it (spm_precompiled from_base64): length a
+ * multiple of 4, '=' only at the end, unused bits zero. Returns the byte
+ * length, or -1 with *bad = the offending character's index. */
+static int64_t b64_decode(const char *s, size_t n, uint8_t *out, size_t *bad) {
+    static const char *A = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (n % 4 != 0) { *bad = n; return -1; }
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        uint32_t v[4];
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            char c = s[i + (size_t)k];
+            if (c == '=' && i + 4 == n && k >= 2) { pad++; v[k] = 0; continue; }
+            const char *q = c ? strchr(A, c) : NULL;
+            if (!q || pad) { *bad = i + (size_t)k; return -1; }
+            v[k] = (uint32_t)(q - A);
+        }
+        if (pad == 1 && s[i + 3] != '=') { *bad = i + 2; return -1; }
+        uint32_t w = v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3];
+        if ((pad == 2 && (w & 0xFFFF)) || (pad == 1 && (w & 0xFF))) { *bad = i + 3 - (size_t)pad; return -1; }
+        out[o++] = (uint8_t)(w >> 16);
+        if (pad < 2) out[o++] = (uint8_t)(w >> 8);
+        if (pad < 1) out[o++] = (uint8_t)w;
+    }
+    return (int64_t)o;
+}
+
+static int load_precompiled(ld *L, const tc_json *v, const char *path) {
+    tc_normalizer *n = &L->tok->normalizer;
+    if (n->nsteps >= TC_NORM_MAX_STEPS) return fail(L, TC_ERR_LIMIT, v, path, "more than 16 normalizers%s", NULL);
+    const tc_json *cm = member(v, "precompiled_charsmap");
+    char p[300];
+    snprintf(p, sizeof p, "%.200s.precompiled_charsmap", path);
+    if (!cm || cm->type != TC_JSON_STRING) return fail(L, TC_ERR_FORMAT, cm ? cm : v, cm ? p : path, "Precompiled needs a base64 string \"precompiled_charsmap\"%s", NULL);
+    uint8_t *blob = malloc(cm->u.str.len / 4 * 3 + 3);
+    if (!blob) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
+    size_t bad = 0;
+    int64_t bl = b64_decode(cm->u.str.s, cm->u.str.len, blob, &bad);
+    if (bl < 0) {
+        char why[200];
+        snprintf(why, sizeof why, "not canonical standard base64 (at character %zu of %zu)", bad, (size_t)cm->u.str.len);
+        free(blob);
+        return fail(L, TC_ERR_FORMAT, cm, p, "%s", why);
+    }
+    tc_precompiled *pc = calloc(1, sizeof *pc);
+    tc_error e = {0};
+    int r = pc ? tc_precompiled_parse(blob, (size_t)bl, pc, &e) : tc_error_set(&e, TC_ERR_NOMEM, "out of memory");
+    free(blob);
+    if (r != TC_OK) { free(pc); return fail(L, e.code, cm, p, "%s", e.msg); }
+    n->params[n->nsteps].pc = pc;
+    n->steps[n->nsteps++] = TC_NORM_PRECOMPILED;
+    L->tok->has_normalizer = 1;
+    return 0;
+}
+
 static int load_normalizer(ld *L, const tc_json *v, const char *path) {
     const char *type = NULL;
     if (get_type(L, v, path, &type)) return L->err->code;
@@ -203,9 +262,7 @@ static int load_normalizer(ld *L, const tc_json *v, const char *path) {
     tc_norm_kind k;
     if (strcmp(type, "Prepend") == 0 || strcmp(type, "Replace") == 0 || strcmp(type, "Strip") == 0)
         return load_norm_edit(L, v, path, type);
-    if (strcmp(type, "Precompiled") == 0)
-        return fail(L, TC_ERR_UNSUPPORTED, v, path, "Precompiled charsmap is not supported (SentencePiece's compiled normalization rules; %s)",
-                    "no file this engine targets needs it: Llama-2/Phi-3 style files use Prepend + Replace");
+    if (strcmp(type, "Precompiled") == 0) return load_precompiled(L, v, path);
     if (strcmp(type, "NFC") == 0) k = TC_NORM_NFC;
     else if (strcmp(type, "NFD") == 0) k = TC_NORM_NFD;
     else if (strcmp(type, "NFKC") == 0) k = TC_NORM_NFKC;
@@ -547,12 +604,64 @@ static int dup_str(ld *L, const tc_json *s, char **out, size_t *len) {
 
 static int load_merges(ld *L, const tc_json *merges);
 
+/* A Unigram model: "vocab" is [[piece, score], ...] (id = position),
+ * "unk_id" an index or null, "byte_fallback" a bool (HF
+ * models/unigram/serialization.rs UnigramVisitor; other keys are ignored
+ * there too). */
+static int load_unigram(ld *L, const tc_json *v) {
+    const char *path = "$.model";
+    const tc_json *vocab = member(v, "vocab");
+    if (!vocab || vocab->type != TC_JSON_ARRAY) return fail(L, TC_ERR_FORMAT, vocab ? vocab : v, vocab ? "$.model.vocab" : path, "a Unigram model needs an array \"vocab\" of [piece, score] pairs%s", NULL);
+    int byte_fallback = 0;
+    if (get_bool(L, v, "byte_fallback", path, 0, &byte_fallback)) return L->err->code;
+    int64_t unk_id = -1;
+    const tc_json *u = member(v, "unk_id");
+    if (u && u->type != TC_JSON_NULL) {
+        if (u->type != TC_JSON_NUMBER || !u->u.num.is_int || u->u.num.i < 0)
+            return fail(L, TC_ERR_FORMAT, u, "$.model.unk_id", "expected a non-negative integer or null%s", NULL);
+        if (note_neg_zero(L, u, "$.model.unk_id")) return L->err->code;
+        unk_id = u->u.num.i;
+    }
+    uint32_t n = vocab->u.arr.n;
+    if (n > TC_MAX_VOCAB) return fail(L, TC_ERR_LIMIT, vocab, "$.model.vocab", "more than 16000000 pieces%s", NULL);
+    const uint8_t **pieces = malloc((n ? n : 1) * sizeof *pieces);
+    size_t *lens = malloc((n ? n : 1) * sizeof *lens);
+    double *scores = malloc((n ? n : 1) * sizeof *scores);
+    int r = 0;
+    if (!pieces || !lens || !scores) { r = tc_error_set(L->err, TC_ERR_NOMEM, "out of memory"); goto out; }
+    for (uint32_t i = 0; i < n; i++) {
+        const tc_json *it = &vocab->u.arr.items[i];
+        char p[100];
+        snprintf(p, sizeof p, "$.model.vocab[%u]", i);
+        if (it->type != TC_JSON_ARRAY || it->u.arr.n != 2 || it->u.arr.items[0].type != TC_JSON_STRING) {
+            r = fail(L, TC_ERR_FORMAT, it, p, "expected a pair [piece, score]%s", NULL);
+            goto out;
+        }
+        const tc_json *sc = &it->u.arr.items[1];
+        snprintf(p, sizeof p, "$.model.vocab[%u][1]", i);
+        if (sc->type != TC_JSON_NUMBER) { r = fail(L, TC_ERR_FORMAT, sc, p, "the score is not a number (NaN and infinities cannot be scores)%s", NULL); goto out; }
+        if (!isfinite(sc->u.num.d)) { r = fail(L, TC_ERR_FORMAT, sc, p, "the score is out of range of a double%s", NULL); goto out; }
+        pieces[i] = (const uint8_t *)it->u.arr.items[0].u.str.s;
+        lens[i] = it->u.arr.items[0].u.str.len;
+        scores[i] = sc->u.num.d;
+    }
+    {
+        tc_error e = {0};
+        if (tc_model_set_unigram(L->tok, pieces, lens, scores, n, unk_id, byte_fallback, &e) != TC_OK)
+            r = fail(L, e.code, unk_id >= 0 && (uint64_t)unk_id >= n ? u : vocab, unk_id >= 0 && (uint64_t)unk_id >= n ? "$.model.unk_id" : "$.model.vocab", "%s", e.msg);
+    }
+out:
+    free(pieces); free(lens); free(scores);
+    return r;
+}
+
 static int load_model(ld *L, const tc_json *v) {
     const char *path = "$.model";
     if (!v || v->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "expected an object (is this a vocab.json? then give merges.txt too)%s", NULL);
     const tc_json *t = member(v, "type");
+    if (t && t->type == TC_JSON_STRING && strcmp(t->u.str.s, "Unigram") == 0) return load_unigram(L, v);
     if (t && (t->type != TC_JSON_STRING || strcmp(t->u.str.s, "BPE") != 0))
-        return fail(L, TC_ERR_UNSUPPORTED, t, "$.model.type", "model type \"%s\" is not supported (only BPE)", t->type == TC_JSON_STRING ? t->u.str.s : "?");
+        return fail(L, TC_ERR_UNSUPPORTED, t, "$.model.type", "model type \"%s\" is not supported (BPE and Unigram are)", t->type == TC_JSON_STRING ? t->u.str.s : "?");
     const tc_json *vocab = member(v, "vocab");
     const tc_json *merges = member(v, "merges");
     if (!vocab || vocab->type != TC_JSON_OBJECT) return fail(L, TC_ERR_FORMAT, v, path, "missing object \"vocab\"%s", NULL);
@@ -836,12 +945,12 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
     d->len = 0;
     int bad = 0;
     snprintf(tmp, sizeof tmp, "{\"format\":\"%s\",\"model\":\"%s\",\"vocab_size\":%u,\"model_vocab\":%u,\"merges\":%zu,\"added_tokens\":%zu,\"byte_level\":%s,\"ignore_merges\":%s,\"byte_fallback\":%s,",
-             format, tok->model.kind == TC_MODEL_BPE_RANK ? "BPE (rank)" : "BPE", tc_vocab_size(tok), tok->model.vocab.n,
+             format, tok->model.kind == TC_MODEL_BPE_RANK ? "BPE (rank)" : tok->model.kind == TC_MODEL_UNIGRAM ? "Unigram" : tok->model.kind == TC_MODEL_SPM_LLAMA ? "SPM (llama.cpp)" : "BPE", tc_vocab_size(tok), tok->model.vocab.n,
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
     bad |= tc_buf_append(d, tmp, strlen(tmp));
     bad |= tc_buf_append(d, "\"normalizer\":[", 14);
-    static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip"};
+    static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip", "Precompiled"};
     for (int i = 0; i < tok->normalizer.nsteps; i++) {
         snprintf(tmp, sizeof tmp, "%s\"%s\"", i ? "," : "", nn[tok->normalizer.steps[i]]);
         bad |= tc_buf_append(d, tmp, strlen(tmp));

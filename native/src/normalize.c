@@ -48,9 +48,20 @@
  *    char::is_whitespace are removed, the kept ones keep their alignments
  *    (the -N change HF gives the last kept char only moves a cursor that is
  *    not read again).
+ *  - Precompiled (tokenizers/src/normalizers/precompiled.rs, v0.23.1 =
+ *    7f1623b9, Precompiled::normalize and `replace`): for each extended
+ *    grapheme cluster g of the text: if g is under 6 bytes and
+ *    transform(g) (the replacement of g's shortest prefix key) exists, all
+ *    of g is replaced by it; otherwise each char c of g is replaced by
+ *    transform(c) or kept. A replacement of k old chars by m new ones
+ *    pushes the m chars with change 0, then sets the last m - k items to 1
+ *    when m > k, or adds m - k to the last item of the whole stream
+ *    (possibly an earlier cluster's) when m < k. The stream goes through
+ *    transform_range only if some replacement happened.
  */
 #include "normalize.h"
 
+#include "precompiled.h"
 #include "regex.h"
 #include "unicode.h"
 
@@ -495,6 +506,64 @@ static int nstr_strip(tc_nstr *s, int left, int right, uint32_t base) {
     return 0;
 }
 
+/* precompiled.rs `replace`: old_chars chars become r[0..rlen). */
+static int pc_replace(nstream *st, size_t old_chars, const uint8_t *r, size_t rlen) {
+    size_t new_chars = 0;
+    for (size_t i = 0; i < rlen;) {
+        int ul;
+        uint32_t cp = tc_utf8_decode(r, rlen, i, &ul);
+        i += (size_t)ul;
+        if (ns_push(st, cp, 0, 0) != 0) return -1;
+        new_chars++;
+    }
+    if (new_chars > old_chars) {
+        for (size_t k = 0; k < new_chars - old_chars; k++) st->v[st->n - 1 - k].change = 1;
+    } else if (new_chars < old_chars && st->n > 0) {
+        st->v[st->n - 1].change -= (int32_t)(old_chars - new_chars);
+    }
+    return 0;
+}
+
+static size_t count_chars(const uint8_t *t, size_t len) {
+    size_t n = 0;
+    for (size_t i = 0; i < len; n++) i += unit_len(t, len, i);
+    return n;
+}
+
+static int apply_precompiled(const struct tc_precompiled *pc, tc_nstr *s, uint32_t base) {
+    const uint8_t *t = s->text.data;
+    size_t len = s->text.len, rlen;
+    nstream st = {NULL, 0, 0, NULL, 0};
+    int modified = 0, rc = 0;
+    for (size_t i = 0; i < len && rc == 0;) {
+        size_t ge = tc_grapheme_end(t, len, i);
+        const uint8_t *r;
+        if (ge - i < 6 && (r = tc_precompiled_transform(pc, t + i, ge - i, &rlen)) != NULL) {
+            modified = 1;
+            rc = pc_replace(&st, count_chars(t + i, ge - i), r, rlen);
+            i = ge;
+            continue;
+        }
+        while (i < ge && rc == 0) {
+            int ul;
+            uint32_t cp = tc_utf8_decode(t, len, i, &ul);
+            if ((r = tc_precompiled_transform(pc, t + i, (size_t)ul, &rlen)) != NULL) {
+                modified = 1;
+                rc = pc_replace(&st, 1, r, rlen);
+            } else {
+                rc = ns_push(&st, cp, 0, 0);
+            }
+            i += (size_t)ul;
+        }
+    }
+    if (rc == 0 && modified && !stream_is_identity(&st, t, len)) {
+        if (!s->align && materialize_align(s, base) != 0) rc = -1;
+        else rc = apply_transform(s, &st, base);
+    }
+    ns_free(&st);
+    return rc;
+}
+
 static int apply_edit(tc_norm_kind kind, const tc_norm_param *p, tc_nstr *s, uint32_t base) {
     switch (kind) {
     case TC_NORM_PREPEND: return tc_nstr_prepend(s, p->str, p->str_len, base);
@@ -502,6 +571,7 @@ static int apply_edit(tc_norm_kind kind, const tc_norm_param *p, tc_nstr *s, uin
         return p->re ? replace_regex(s, p->re, p->str, p->str_len, base)
                      : tc_nstr_replace_literal(s, p->pat, p->pat_len, p->str, p->str_len, base);
     case TC_NORM_STRIP: return nstr_strip(s, p->left, p->right, base);
+    case TC_NORM_PRECOMPILED: return apply_precompiled(p->pc, s, base);
     default: return -1;
     }
 }
@@ -512,6 +582,7 @@ void tc_normalizer_free(tc_normalizer *n) {
         free(p->str);
         free(p->pat);
         tc_regex_free(p->re);
+        if (p->pc) { tc_precompiled_free(p->pc); free(p->pc); }
         memset(p, 0, sizeof *p);
     }
     n->nsteps = 0;

@@ -1,15 +1,17 @@
 /* normalize.h - HF `tokenizers` normalizers with exact alignments.
  *
  * Does: NFC, NFD, NFKC, NFKD, Lowercase, Prepend, Replace (literal or
- * regex pattern), Strip on a UTF-8 string that carries an
+ * regex pattern), Strip, Precompiled on a UTF-8 string that carries an
  * alignment for each of its bytes (the original byte span of the character
  * it came from), reproducing HF NormalizedString::transform semantics: the
  * (char, change) stream of `unicode-normalization-alignments` / per-char
  * lowercase, then the alignment rule of transform_range.
  * Prepend, Replace and Strip follow NormalizedString::prepend / replace /
  * lrstrip (see normalize.c).
- * Does not: parse JSON (the loader builds tc_normalizer), Precompiled
- * (refused at load), or allocate anything global.
+ * Precompiled follows HF's Precompiled::normalize over extended grapheme
+ * clusters (see normalize.c).
+ * Does not: parse JSON (the loader builds tc_normalizer), or allocate
+ * anything global.
  */
 #ifndef TC_NORMALIZE_H
 #define TC_NORMALIZE_H
@@ -18,10 +20,12 @@
 
 typedef enum tc_norm_kind {
     TC_NORM_NFC, TC_NORM_NFD, TC_NORM_NFKC, TC_NORM_NFKD, TC_NORM_LOWERCASE,
-    TC_NORM_PREPEND, TC_NORM_REPLACE, TC_NORM_STRIP
+    TC_NORM_PREPEND, TC_NORM_REPLACE, TC_NORM_STRIP,
+    TC_NORM_PRECOMPILED       /* SentencePiece's compiled charsmap (precompiled.h) */
 } tc_norm_kind;
 
 struct tc_regex;
+struct tc_precompiled;
 
 /* Data of the steps that have some (Prepend, Replace, Strip); owned by the
  * normalizer, freed by tc_normalizer_free. */
@@ -30,6 +34,7 @@ typedef struct tc_norm_param {
     char *pat; size_t pat_len;      /* Replace with a String pattern (non-empty) */
     struct tc_regex *re;            /* Replace with a Regex pattern */
     int left, right;                /* Strip */
+    struct tc_precompiled *pc;      /* Precompiled */
 } tc_norm_param;
 
 /* A normalizer is a sequence of steps (a single normalizer = 1 step). */

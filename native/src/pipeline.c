@@ -11,6 +11,7 @@
 #include "greedy.h"
 #include "kestrel.h"
 #include "bpe.h"
+#include "unigram.h"
 #include "pretok.h"
 #include "unicode.h"
 
@@ -150,7 +151,7 @@ static inline tc_span range_align(const enc_ctx *c, uint32_t base, size_t a, siz
 /* ---- trace helpers ----------------------------------------------------- */
 
 static int trace_chunk(enc_ctx *c, uint32_t ns, uint32_t ne, tc_span orig, int64_t added,
-                       uint32_t sym_first, uint32_t step_first, uint32_t tok_first, uint8_t prefix) {
+                       uint32_t sym_first, uint32_t step_first, uint32_t tok_first, uint8_t prefix, uint32_t lat_first) {
     tc_trace *tr = c->tr;
     void *p = tr->chunks;
     if (tc_grow(&p, &tr->chunks_cap, tr->nchunks + 1, sizeof *tr->chunks) != 0) return -1;
@@ -163,6 +164,7 @@ static int trace_chunk(enc_ctx *c, uint32_t ns, uint32_t ne, tc_span orig, int64
     ch->step_first = step_first; ch->step_count = (uint32_t)(tr->nsteps - step_first);
     ch->tok_first = tok_first; ch->tok_count = (uint32_t)(c->out->n - tok_first);
     ch->prefix_space = prefix;
+    ch->lat_first = lat_first; ch->lat_count = (uint32_t)(tr->nlattice - lat_first);
     return 0;
 }
 
@@ -195,7 +197,7 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
     }
     const tc_ctok *toks;
     size_t ntoks;
-    uint32_t sym_first = 0, step_first = 0, tok_first = (uint32_t)c->out->n;
+    uint32_t sym_first = 0, step_first = 0, lat_first = 0, tok_first = (uint32_t)c->out->n;
     cache_slot *slot = NULL;
     uint64_t h = 0;
     if (c->use_cache && clen <= CACHE_MAX_KEY) {
@@ -208,8 +210,13 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
             goto have_tokens;
         }
     }
-    if (c->tr) { sym_first = (uint32_t)c->tr->nsyms; step_first = (uint32_t)c->tr->nsteps; }
-    if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) return -1;
+    if (c->tr) { sym_first = (uint32_t)c->tr->nsyms; step_first = (uint32_t)c->tr->nsteps; lat_first = (uint32_t)c->tr->nlattice; }
+    if (tok->model.kind == TC_MODEL_UNIGRAM) {
+        int r = tc_unigram_chunk(tok, &c->bpe, chunk, clen, c->tr);
+        if (r != 0) return r;
+    } else if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) {
+        return -1;
+    }
     toks = c->bpe.out;
     ntoks = c->bpe.nout;
     if (slot && c->cache.n < CACHE_MAX_ENTRIES && (c->cache.n + 1) * 2 <= c->cache.cap) {
@@ -251,7 +258,7 @@ have_tokens:;
     if (c->tr) {
         tc_span orig = plen ? range_align(c, base, pc->start, pc->end) : seg_align(c, base, pc->start);
         if (trace_chunk(c, norm_base + pc->start, norm_base + pc->end, orig, -1, sym_first, step_first,
-                        tok_first, pc->prefix_space) != 0) return -1;
+                        tok_first, pc->prefix_space, lat_first) != 0) return -1;
     }
     return 0;
 }
@@ -264,7 +271,7 @@ static int emit_added(enc_ctx *c, int32_t k, tc_span orig, uint32_t ns, uint32_t
     if (enc_push(c, sp->id, orig.start, orig.end, (uint8_t)(sp->special != 0)) != 0) return -1;
     if (c->tr) {
         size_t sf = c->tr->nsyms, stf = c->tr->nsteps;
-        if (trace_chunk(c, ns, ne, orig, sp->id, (uint32_t)sf, (uint32_t)stf, tok_first, 0) != 0) return -1;
+        if (trace_chunk(c, ns, ne, orig, sp->id, (uint32_t)sf, (uint32_t)stf, tok_first, 0, (uint32_t)c->tr->nlattice) != 0) return -1;
     }
     return 0;
 }
@@ -316,7 +323,8 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
         if (rc == 0) rc = tc_pretokenize(tok, &c->pt, c->ns.text.data, c->ns.text.len, &pieces);
         for (size_t i = 0; rc == 0 && i < pieces->n; i++) {
             tc_piece pc = pieces->v[i];
-            if (run_chunk(c, base, &pc, nb) != 0) rc = -1;
+            int rr = run_chunk(c, base, &pc, nb);
+            if (rr != 0) rc = rr;
         }
         w = c->ns;
         c->ns = saved;
@@ -377,7 +385,8 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
             tc_piece pc = pieces->v[i];
             pc.start += sg.start;
             pc.end += sg.start;
-            if (run_chunk(c, start, &pc, norm_base) != 0) return -1;
+            int rr = run_chunk(c, start, &pc, norm_base);
+            if (rr != 0) return rr;
         }
     }
     return 0;
@@ -727,6 +736,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         if (sg.end == sg.start) continue;
         int r = run_segment(&c, sg.start, sg.end);
         if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: a normalizer or pre-tokenizer regex exceeded its step limit on this text"); goto done; }
+        if (r == -3) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: the text has a character that no piece covers, and the Unigram model has no unk_id (HF: \"Encountered an unknown token but `unk_id` is missing\")"); goto done; }
         if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     }
     /* HF converts offsets to characters per split, before post-processing */
@@ -761,6 +771,6 @@ void tc_trace_free(tc_trace *tr) {
     free(tr->ksteps);
     free(tr->gcands);
     tc_buf_free(&tr->normalized);
-    free(tr->norm_align); free(tr->chunks); free(tr->syms); free(tr->steps);
+    free(tr->norm_align); free(tr->chunks); free(tr->syms); free(tr->steps); free(tr->lattice);
     memset(tr, 0, sizeof *tr);
 }

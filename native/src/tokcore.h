@@ -150,7 +150,18 @@ typedef struct tc_trace_chunk {
     uint32_t step_first, step_count; /* merge steps in trace->steps */
     uint32_t tok_first, tok_count;   /* resulting tokens in the encoding */
     uint8_t prefix_space;            /* ByteLevel add_prefix_space added one */
+    uint32_t lat_first, lat_count;   /* Unigram: this chunk's lattice nodes in trace->lattice */
 } tc_trace_chunk;
+
+/* One node of a Unigram lattice: a piece (or an unknown char) that starts
+ * at byte `start` of the chunk, its score, the score of the best path that
+ * ends with it, and whether the best path took it. */
+typedef struct tc_trace_lattice_node {
+    uint32_t start, len;
+    uint32_t id;          /* piece id; for an unknown char the unk id (0xFFFFFFFF: none) */
+    double score, path_score;
+    uint8_t unk, best, pad[2];
+} tc_trace_lattice_node;
 
 typedef struct tc_trace_step {
     uint32_t pos;      /* index of the left symbol of the pair in the current list */
@@ -183,6 +194,7 @@ typedef struct tc_trace {
     uint32_t *syms; size_t nsyms, syms_cap;       /* initial symbol ids per chunk */
     tc_trace_step *steps; size_t nsteps, steps_cap;
     int normalized_changed;     /* normalization changed the text somewhere */
+    tc_trace_lattice_node *lattice; size_t nlattice, lattice_cap;   /* Unigram models */
 } tc_trace;
 
 /* Encoders. bpe: HF-exact BPE with merge ranks. rank: tiktoken's BPE (the

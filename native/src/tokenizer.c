@@ -7,6 +7,7 @@
  * tc_add_tokens (which rebuilds the added-token index).
  */
 #include "added.h"
+#include "unigram.h"
 #include "unicode.h"
 #include <stdio.h>
 
@@ -24,6 +25,7 @@ void tc_free(tc_tokenizer *t) {
     tc_vocab_free(&t->model.vocab);
     free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
+    tc_unigram_free(t->model.unigram);
     tc_strmap_free(&t->model.by_bytes);
     tc_greedy_release(t);
     free(t->model.cont_prefix);
@@ -257,7 +259,7 @@ static int index_ready(const tc_tokenizer *tok, tc_index ix) {
 
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
     switch (enc) {
-    case TC_ENC_BPE: return index_ready(tok, TC_IX_MERGES);
+    case TC_ENC_BPE: return tok->model.kind == TC_MODEL_UNIGRAM || index_ready(tok, TC_IX_MERGES);
     case TC_ENC_RANK: return index_ready(tok, TC_IX_BYTES);
     case TC_ENC_GREEDY:
     case TC_ENC_KESTREL_V1:
@@ -299,6 +301,17 @@ static int prepare_index(tc_tokenizer *tok, tc_index ix, int (*build)(tc_tokeniz
 
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (tc_is_prepared(tok, enc)) return TC_OK;
+    /* subtle: "bpe" names the model's own algorithm (HF-exact): for a
+     * Unigram model that is its Viterbi search, which needs nothing more */
+    if (tok->model.kind == TC_MODEL_UNIGRAM && enc != TC_ENC_BPE)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is a Unigram model, which picks the best-scoring segmentation of each word; %s",
+                            tc_encoder_name(enc), enc == TC_ENC_RANK ? "rank merges pairs of a BPE vocabulary by id, and a Unigram vocabulary has no merges"
+                            : "the longest-prefix match runs on vocab.bin's byte-level stored form, and a Unigram vocabulary is not byte-level (its spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens)");
+    /* a GGUF "llama" vocabulary: "bpe" is llama.cpp's SPM session (spm.c), nothing else applies */
+    if (tok->model.kind == TC_MODEL_SPM_LLAMA && enc != TC_ENC_BPE)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's SPM vocabulary (a GGUF \"llama\" model): its merges come from "
+                            "the pieces' scores, and it is not byte-level (spaces are \"\xE2\x96\x81\", bytes \"<0xNN>\" tokens)",
+                            tc_encoder_name(enc));
     /* bpe on a rank file: merges recovered from the bytes index */
     if (enc == TC_ENC_BPE) {
         int r = prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);

@@ -8,6 +8,7 @@ make_tiny.py: truncated and mutated, each seed at most a few KiB.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import shutil
@@ -39,6 +40,13 @@ def vectors() -> list[bytes]:
     return [t for t in dict.fromkeys(out) if t][:60]
 
 
+def contract_seeds() -> list[bytes]:
+    """contract.json (docs/contract.md): the committed version-1 fixture cut to a few KiB, its head, and
+    a cut in the middle of a sample"""
+    c = (REPO / "tests" / "data" / "contract_v1.json").read_bytes()
+    return [c[:3000], c[:700], c[5000:7000], c[:3000].replace(b'"version": 1', b'"version": 2')]
+
+
 def mutate(rng: random.Random, b: bytes, n: int = 3) -> bytes:
     b = bytearray(b)
     for _ in range(n):
@@ -53,6 +61,27 @@ def mutate(rng: random.Random, b: bytes, n: int = 3) -> bytes:
         else:
             b[i:i] = b[rng.randrange(len(b)):][:rng.randrange(1, 8)]
     return bytes(b)
+
+
+def unigram_json() -> bytes:
+    """A small Unigram model with a Precompiled charsmap (tests/charsmap.py) and byte fallback."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from charsmap import build_charsmap
+
+    blob = build_charsmap({"\r\n": " ", "\t": " ", "\u00ad": "", "\uff21": "A", "\ufb01": "fi", "e\u0301": "\u00e9"})
+    pieces = ["<unk>", "\u2581", "a", "b", "ab", "\u2581a", "fi", "\u00e9", "e"] + [f"<0x{b:02X}>" for b in range(256)]
+    cfg = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [
+               {"id": 0, "content": "<unk>", "single_word": False, "lstrip": False, "rstrip": False,
+                "normalized": False, "special": True}],
+           "normalizer": {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(blob).decode()},
+           "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+           "post_processor": None,
+           "decoder": {"type": "Sequence", "decoders": [
+               {"type": "ByteFallback"}, {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always",
+                                          "split": True}]},
+           "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": True,
+                     "vocab": [[p, -float(i % 5) - 0.5] for i, p in enumerate(pieces)]}}
+    return json.dumps(cfg, ensure_ascii=False).encode()
 
 
 def write(name: str, seeds: list[bytes]) -> None:
@@ -75,6 +104,7 @@ def main() -> None:
     seeds = [real_json[:2048], (DATA / "qwen3" / "tokenizer_config.json").read_bytes()[:3000], qwen_b[:1500],
              b'{"a":[1,-2.5e+3,true,false,null,"\\u00e9\\ud83e\\udd99"],"b":{}}', b"[[[[[[]]]]]]", b'"\\"x\\n"']
     seeds += [mutate(rng, s) for s in list(seeds)]
+    seeds += contract_seeds()
     write("json", seeds)
 
     # hf_json: the tiny tokenizers whole (so the fuzzer starts from loadable files), cut, mutated
@@ -82,6 +112,10 @@ def main() -> None:
     small_b = json.dumps(small, ensure_ascii=False).encode()
     seeds = [qwen_b, other_b, small_b, small_b[:800], real_json[:4000]]
     seeds += [mutate(rng, small_b, 2) for _ in range(6)]
+    # a Unigram + Precompiled file, whole, cut inside its charsmap and mutated (its own rng: the
+    # seeds of the other harnesses stay as they were)
+    uni, urng = unigram_json(), random.Random(15)
+    seeds += [uni, uni[:400], uni[:len(uni) // 2]] + [mutate(urng, uni, 2) for _ in range(4)]
     write("hf_json", seeds)
 
     # vocab_merges: preset byte, vocab.json, SEP, merges.txt
