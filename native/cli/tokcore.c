@@ -31,7 +31,7 @@ static const char USAGE[] =
     "       tokcore sample --logits FILE --preset P [...] (tokcore sample --help)\n"
     "       tokcore version | --help\n"
     "\n"
-    "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|cl100k|o200k|llama3|gpt2\n"
+    "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|qwen3.5|cl100k|o200k|o200k_harmony|llama3|gpt2\n"
     "  (pattern for vocab.json + merges.txt, default gpt2; for .tiktoken, default qwen2),\n"
     "  --no-parse-special (a GGUF: control tokens in the text are text, as llama.cpp's\n"
     "  parse_special = false; a GGUF is read from its header only)\n"
@@ -169,7 +169,7 @@ static int pick_preset(const options *o, tc_preset fallback, tc_preset *p) {
     *p = fallback;
     if (!o->preset) return 0;
     if (tc_preset_from_name(o->preset, p) == 0) return 0;
-    usage_error("unknown --preset %s (qwen2, cl100k, o200k, llama3, gpt2)", o->preset);
+    usage_error("unknown --preset %s (qwen2, qwen3.5, cl100k, o200k, o200k_harmony, llama3, gpt2)", o->preset);
     return -1;
 }
 

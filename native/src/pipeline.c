@@ -703,7 +703,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
     enc_ctx c;
     memset(&c, 0, sizeof c);
     c.tok = tok; c.text = text ? text : (const uint8_t *)""; c.len = len; c.out = out; c.tr = trace;
-    c.rank_mode = encoder == TC_ENC_RANK;
+    c.rank_mode = encoder == TC_ENC_RANK || (encoder == TC_ENC_BPE && tok->model.bpe_is_rank);
     if (trace) {
         tc_trace_free(trace);
     }

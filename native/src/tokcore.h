@@ -74,17 +74,24 @@ typedef enum tc_preset {
     TC_PRESET_CL100K,
     TC_PRESET_O200K,
     TC_PRESET_LLAMA3,
-    TC_PRESET_GPT2
+    TC_PRESET_GPT2,
+    TC_PRESET_QWEN35,       /* Qwen3.5/3.6: the pattern with \p{M}, NFC, 33 added tokens from 248044 */
+    TC_PRESET_O200K_HARMONY /* o200k_base ranks with gpt-oss's harmony special tokens */
 } tc_preset;
 
 int tc_preset_from_name(const char *name, tc_preset *out);
+/* The preset's canonical name ("qwen2", "qwen3.5", ...). */
+const char *tc_preset_name(tc_preset p);
 
 /* vocab.json + merges.txt with the pipeline of a preset (GPT-2: ByteLevel
  * with its regex; others: Split with the preset's pattern, then ByteLevel). */
 tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const uint8_t *merges,
                                    size_t merges_len, tc_preset preset, tc_error *err);
 
-/* tiktoken rank file ("base64 rank" per line). */
+/* tiktoken rank file ("base64 rank" per line). A preset made for another
+ * file is refused with both numbers: one whose added tokens would take ids
+ * that are ordinary ranks of the file, or whose vocabulary has another size
+ * than the file's ranks (gpt2 has no fixed size). */
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
 /* The board's vocab.bin (see vocabbin.h). The entries at the highest ids
