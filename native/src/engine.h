@@ -64,7 +64,8 @@ typedef enum tc_pretok_kind {
     TC_PT_SPLIT_REGEX, TC_PT_SPLIT_STRING, TC_PT_BYTELEVEL, TC_PT_DIGITS,
     TC_PT_METASPACE,          /* only as the first pre-tokenizer (its text edit is done by pipeline.c) */
     TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
-    TC_PT_WHITESPACE          /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_WHITESPACE,         /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
+    TC_PT_UNICODE_SCRIPTS     /* runs of one script (HF's table and rules), text before the first dropped */
 } tc_pretok_kind;
 
 typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
@@ -215,6 +216,7 @@ struct tc_tokenizer {
     uint32_t *added_by_id; size_t added_by_id_n; /* id -> added index + 1, 0 none */
     tc_buf describe;
     struct tc_greedy *greedy;    /* longest-match index (tc_prepare), NULL until built */
+    struct tc_spm *spm;          /* a SentencePiece .model (spm_model.c): its own encode and decode */
     /* subtle: the three lazily built indexes (tc_prepare) are shared by
      * threads. Each has a state: one thread moves it ABSENT -> BUILDING,
      * fills the fields, and publishes READY with a release store; readers

@@ -372,6 +372,11 @@ static int load_pretok(ld *L, const tc_json *v, const char *path) {
         pt->kind = TC_PT_WHITESPACE;
         return 0;
     }
+    if (strcmp(type, "UnicodeScripts") == 0) {
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_UNICODE_SCRIPTS;
+        return 0;
+    }
     if (strcmp(type, "Digits") == 0) {
         if (add_pretok(L, v, path, &pt)) return L->err->code;
         pt->kind = TC_PT_DIGITS;
@@ -954,7 +959,7 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
         bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
     bad |= tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
-    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace"};
+    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace", "UnicodeScripts"};
     for (int i = 0; i < tok->npretok; i++) {
         const tc_pretok *p = &tok->pretok[i];
         snprintf(tmp, sizeof tmp, "%s\"%s%s\"", i ? "," : "", pk[p->kind], p->fast ? " [fast path]" : "");
