@@ -220,6 +220,7 @@ struct tc_tokenizer {
     uint32_t *added_by_id; size_t added_by_id_n; /* id -> added index + 1, 0 none */
     tc_buf describe;
     struct tc_greedy *greedy;    /* longest-match index (tc_prepare), NULL until built */
+    struct tc_spm *spm;          /* a SentencePiece .model (spm_model.c): its own encode and decode */
     /* subtle: the three lazily built indexes (tc_prepare) are shared by
      * threads. Each has a state: one thread moves it ABSENT -> BUILDING,
      * fills the fields, and publishes READY with a release store; readers

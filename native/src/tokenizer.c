@@ -9,6 +9,7 @@
 #include "added.h"
 #include "unigram.h"
 #include "unicode.h"
+#include "spm_model.h"
 #include <stdio.h>
 
 tc_tokenizer *tc_tokenizer_new(void) {
@@ -28,6 +29,7 @@ void tc_free(tc_tokenizer *t) {
     tc_unigram_free(t->model.unigram);
     tc_strmap_free(&t->model.by_bytes);
     tc_greedy_release(t);
+    tc_spm_free(t->spm);
     free(t->model.cont_prefix);
     free(t->model.eow_suffix);
     for (int i = 0; i < t->npretok; i++) {
@@ -301,6 +303,8 @@ static int prepare_index(tc_tokenizer *tok, tc_index ix, int (*build)(tc_tokeniz
 
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (tc_is_prepared(tok, enc)) return TC_OK;
+    if (tok->spm)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: a SentencePiece .model encodes with its own algorithm (bpe) only", tc_encoder_name(enc));
     /* subtle: "bpe" names the model's own algorithm (HF-exact): for a
      * Unigram model that is its Viterbi search, which needs nothing more */
     if (tok->model.kind == TC_MODEL_UNIGRAM && enc != TC_ENC_BPE)
@@ -497,6 +501,7 @@ static int dec_step(const tc_dec_step *d, const toklist *in, toklist *out) {
 int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
               tc_buf *out, tc_error *err) {
     out->len = 0;
+    if (tok->spm) return tc_spm_decode(tok, ids, n, out, err);
     if (tok->decoder == TC_DEC_CHAIN) {
         toklist a, b;
         memset(&a, 0, sizeof a);
