@@ -68,7 +68,9 @@ typedef enum tc_pretok_kind {
     TC_PT_UNICODE_SCRIPTS     /* runs of one script (HF's table and rules), text before the first dropped */
 } tc_pretok_kind;
 
-typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
+/* LLAMA: llama.cpp's SPM space prefix, on every fragment even one that
+ * already starts with the replacement (tokenize: text = ' ' + fragment) */
+typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER, TC_PREPEND_LLAMA } tc_prepend_scheme;
 
 /* Hand-written scanners that agree with the generic matcher on one
  * well-known pattern each (see pretok.c). */
@@ -175,6 +177,7 @@ enum { TC_IX_ABSENT = 0, TC_IX_BUILDING = 1, TC_IX_READY = 2 };
 
 typedef enum tc_model_kind {
     TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
+    TC_MODEL_SPM_LLAMA,    /* llama.cpp's SPM (GGUF "llama"): score-ordered merges, spm.c */
     TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
 } tc_model_kind;
 
@@ -194,6 +197,7 @@ typedef struct tc_model {
     int64_t byte_ids[256];       /* byte-level: id of each single byte, -1 if absent */
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
+    float *scores;               /* SPM_LLAMA: each id's score (owned), else NULL */
     struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
 

@@ -947,7 +947,8 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
     int bad = 0;
     snprintf(tmp, sizeof tmp, "{\"format\":\"%s\",\"model\":\"%s\",\"vocab_size\":%u,\"model_vocab\":%u,\"merges\":%zu,\"added_tokens\":%zu,\"byte_level\":%s,\"ignore_merges\":%s,\"byte_fallback\":%s,",
              format, tok->model.kind == TC_MODEL_BPE_RANK || tok->model.bpe_is_rank ? "BPE (rank)"
-                     : tok->model.kind == TC_MODEL_UNIGRAM ? "Unigram" : "BPE",
+                     : tok->model.kind == TC_MODEL_UNIGRAM ? "Unigram"
+                     : tok->model.kind == TC_MODEL_SPM_LLAMA ? "SPM (llama.cpp)" : "BPE",
              tc_vocab_size(tok), tok->model.vocab.n,
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");

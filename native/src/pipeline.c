@@ -310,7 +310,8 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
     }
     if (tc_nstr_replace_literal(&w, " ", 1, ms->replacement, ms->replacement_len, base) != 0) goto out;
     int starts = w.text.len >= ms->replacement_len && memcmp(w.text.data, ms->replacement, ms->replacement_len) == 0;
-    int prepend = ms->prepend_scheme == TC_PREPEND_ALWAYS ||
+    if (ms->prepend_scheme == TC_PREPEND_LLAMA) starts = 0;
+    int prepend = ms->prepend_scheme == TC_PREPEND_ALWAYS || ms->prepend_scheme == TC_PREPEND_LLAMA ||
                   (ms->prepend_scheme == TC_PREPEND_FIRST && w.align[0].start == 0);
     if (prepend && !starts && tc_nstr_prepend(&w, ms->replacement, ms->replacement_len, base) != 0) goto out;
     {

@@ -24,6 +24,7 @@ tc_tokenizer *tc_tokenizer_new(void) {
 void tc_free(tc_tokenizer *t) {
     if (!t) return;
     tc_vocab_free(&t->model.vocab);
+    free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
     tc_unigram_free(t->model.unigram);
     tc_strmap_free(&t->model.by_bytes);
@@ -311,6 +312,11 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is a Unigram model, which picks the best-scoring segmentation of each word; %s",
                             tc_encoder_name(enc), enc == TC_ENC_RANK ? "rank merges pairs of a BPE vocabulary by id, and a Unigram vocabulary has no merges"
                             : "the longest-prefix match runs on vocab.bin's byte-level stored form, and a Unigram vocabulary is not byte-level (its spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens)");
+    /* a GGUF "llama" vocabulary: "bpe" is llama.cpp's SPM session (spm.c), nothing else applies */
+    if (tok->model.kind == TC_MODEL_SPM_LLAMA && enc != TC_ENC_BPE)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's SPM vocabulary (a GGUF \"llama\" model): its merges come from "
+                            "the pieces' scores, and it is not byte-level (spaces are \"\xE2\x96\x81\", bytes \"<0xNN>\" tokens)",
+                            tc_encoder_name(enc));
     /* bpe on a rank file: merges recovered from the bytes index */
     if (enc == TC_ENC_BPE && tok->model.bpe_is_rank) return prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
     if (enc == TC_ENC_BPE) {
