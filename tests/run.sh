@@ -14,6 +14,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     pkgs+=(openssh-server openssh-client qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
     # g++: libstdc++'s mt19937 + uniform_real_distribution<double> as the oracle of the llama.cpp draw
     pkgs+=(g++)
+    # Windows hosts: tokcore.exe cross-built with mingw-w64 and run under wine (tests/test_windows.py)
+    pkgs+=(gcc-mingw-w64-x86-64 wine64)
     missing=()
     for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
     if [ ${#missing[@]} -gt 0 ]; then

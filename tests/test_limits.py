@@ -167,7 +167,8 @@ def test_long_tokens_in_a_tiktoken_file_load_in_linear_time(tmp_path: Path) -> N
 
     def load_seconds(p: Path) -> float:
         t = time.perf_counter()
-        tok = Tokenizer.from_file(p, preset="cl100k")
+        # gpt2: a preset without added tokens or a fixed size (cl100k's specials would sit on the new ranks)
+        tok = Tokenizer.from_file(p, preset="gpt2")
         dt = time.perf_counter() - t
         assert tok.vocab_size >= maxrank + 1
         return dt
@@ -175,6 +176,6 @@ def test_long_tokens_in_a_tiktoken_file_load_in_linear_time(tmp_path: Path) -> N
     t_base = min(load_seconds(base) for _ in range(2))
     t_big = load_seconds(big)
     assert t_big - t_base < 5 * t_base + 1.0, f"10 tokens of 64 KiB: {t_big:.2f} s against {t_base:.2f} s without them"
-    tok = Tokenizer.from_file(big, preset="cl100k")
+    tok = Tokenizer.from_file(big, preset="gpt2")
     long_text = base64.b64decode(extra.split(b" ")[0]).decode()
     assert tok.decode(tok.encode(long_text).ids.tolist()) == long_text

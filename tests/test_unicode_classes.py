@@ -7,15 +7,11 @@ regex is the class), and with the regex crate's flavour against tiktoken
 (a rank file's path: an Encoding whose pattern is `ab(?=CLASS)|[\\s\\S]`, so
 that the token for "ab" marks each code point the class holds). All code
 points go through each engine in one string, so a class costs about a
-second per engine. Also: the generated header is what gen_unicode.py makes
-from its pinned inputs, and the version the classes are generated at is the
-one both references use (unicodedata2's categories equal theirs).
+second per engine. Also: the version the classes are generated at is the
+one both references use (unicodedata2's categories equal theirs); the header
+is checked against the generator in tests/test_unicode_scripts.py.
 """
 from __future__ import annotations
-
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +20,6 @@ import unicodedata2
 from tokenizers import Regex, pre_tokenizers
 
 from tokinspect import _tokcore
-
-ROOT = Path(__file__).resolve().parent.parent
 
 CPS = np.array([c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF], dtype=np.int64)
 TEXT = "".join(map(chr, CPS.tolist()))
@@ -125,12 +119,6 @@ def test_generated_version_is_the_references() -> None:
         assert np.array_equal(tiktoken_set(cls), want), cat
 
 
-def test_header_is_generated() -> None:
-    r = subprocess.run([sys.executable, "native/gen_unicode.py", "--check"], cwd=ROOT,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-
-
 O200K = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
          r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
          r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -171,4 +159,31 @@ def test_new_characters_split_as_hf(pattern: str) -> None:
         texts.append("".join(rng.choice(NEWEST) if rng.random() < 0.5 else rng.choice(" \n\ta.,'s1\u0301Z")
                              for _ in range(rng.randint(1, 12))))
     bad = [t for t in texts if our_pieces(pattern, t) != hf_spans(pattern, t)]
+    assert not bad, f"{len(bad)} texts split differently, first {bad[:3]!r}"
+
+
+@pytest.mark.parametrize("kind", ["Whitespace", "Digits"])
+def test_rust_classifiers_on_new_characters(kind: str, tmp_path) -> None:
+    """HF's Whitespace and Digits pre-tokenizers classify with Rust's char
+    methods (Unicode 17.0 in its build), not with Oniguruma: their pieces on
+    strings of the newest characters among letters, digits and spaces."""
+    import random
+
+    from tokenizers import Tokenizer, models
+
+    from corpus import NEWEST
+    from tokinspect import Tokenizer as Ours
+    hf_tok = Tokenizer(models.BPE({"a": 0}, [], unk_token=None))
+    hf_tok.pre_tokenizer = pre_tokenizers.Whitespace() if kind == "Whitespace" else pre_tokenizers.Digits()
+    hf_tok.save(str(tmp_path / "t.json"))
+    ours = Ours.from_file(tmp_path / "t.json")
+    rng = random.Random(17)
+    texts = ["".join(rng.choice(NEWEST) if rng.random() < 0.5 else rng.choice(" a1.\u0301")
+                     for _ in range(rng.randint(1, 10))) for _ in range(2000)]
+    bad = []
+    for t in texts:
+        mine = [tuple(c.orig_span) for c in ours.trace(t, add_special_tokens=False).chunks]
+        ref = [(len(t[:a].encode()), len(t[:b].encode())) for _, (a, b) in hf_tok.pre_tokenizer.pre_tokenize_str(t)]
+        if mine != ref:
+            bad.append(t)
     assert not bad, f"{len(bad)} texts split differently, first {bad[:3]!r}"

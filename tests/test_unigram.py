@@ -330,3 +330,31 @@ def test_precompiled_rules_against_hf(tmp_path):
     ours, hf = pair(p)
     assert [hf.normalizer.normalize_str(t) for t in texts[:50]]   # HF reads the blob
     assert_same_both(ours, hf, texts, "precompiled rules")
+
+
+def test_trace_pane_rows(small_json):
+    """The window's rows for a Unigram chunk: one per position with every candidate and its score, the
+    best one highlighted, then the best path, whose pieces are the chunk's tokens."""
+    from tokinspect import Tokenizer
+    from tokinspect.window.trace_rows import chunk_rows, lattice_rows
+
+    tok = Tokenizer.from_file(small_json)
+    tr = tok.trace("Hello wörld ｱｲｳ", add_special_tokens=False)
+    rows = chunk_rows(tr)
+    for k, ch in enumerate(tr.chunks):
+        assert rows[k].steps == len(ch.lattice)
+        lr = lattice_rows(tok, tr, ch)
+        assert len(lr) == len({n.start for n in ch.lattice}) + 1
+        a, b = ch.token_range
+        ids = tr.encoding.ids.tolist()[a:b]
+        assert lr[-1].result == "= " + " ".join(map(str, ids))
+        assert sum(r.merged is not None for r in lr[:-1]) == sum(n.best for n in ch.lattice)
+        assert all(len(r.symbols) == sum(n.start == int(r.label[1:]) for n in ch.lattice) for r in lr[:-1])
+
+
+def test_vocab_bin_refused(small_json):
+    from tokinspect import Tokenizer
+    from tokinspect.formats.vocab_bin import compile_vocab_bin
+
+    with pytest.raises(Exception, match="Unigram model"):
+        compile_vocab_bin(Tokenizer.from_file(small_json))

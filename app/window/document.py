@@ -41,6 +41,7 @@ from .trace_rows import (
     chunk_rows,
     greedy_step_rows,
     kestrel_step_rows,
+    lattice_rows,
     row_token_starts,
     step_rows,
 )
@@ -200,7 +201,11 @@ class Document(QObject):
                              kestrel_step_rows(tok, tr, first, last), current=k - first, greedy=True)
         if tr is None or tok is None or not 0 <= k < len(tr.chunks):
             return StepsView("select a token to see its merges", [])
-        return StepsView(f"chunk {k}: {self.chunks[k].label}", step_rows(tok, tr.chunks[k]))
+        ch = tr.chunks[k]
+        if ch.lattice:
+            return StepsView(f"chunk {k}: {self.chunks[k].label}: Unigram lattice, the pieces that start at each "
+                             f"byte with their scores (best path highlighted)", lattice_rows(tok, tr, ch), greedy=True)
+        return StepsView(f"chunk {k}: {self.chunks[k].label}", step_rows(tok, ch))
 
     # ---- requests ---------------------------------------------------------
     def set_text(self, text: str, immediate: bool = False) -> None:

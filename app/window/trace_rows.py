@@ -1,4 +1,5 @@
-"""What the trace pane shows, as labels: chunk rows and merge-step rows.
+"""What the trace pane shows, as labels: chunk rows and merge-step rows (a Unigram chunk: its
+lattice, one row per position).
 
 The pane displays these; it does not look up pieces or replay merges
 itself. Pieces are shown as stored (byte-level: "Ġ" is the byte 0x20).
@@ -6,13 +7,14 @@ itself. Pieces are shown as stored (byte-level: "Ġ" is the byte 0x20).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.pieces import visible
 from ..core.tokenizer import Tokenizer
-from ..core.trace import Trace, TraceChunk
+from ..core.trace import LatticeNode, Trace, TraceChunk
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,8 @@ def chunk_rows(tr: Trace) -> list[ChunkRow]:
         if ch.prefix_space:
             text = " " + text
         kind = "added" if ch.added_id is not None else "word" if ch.model == "WordPiece" else "chunk"
-        out.append(ChunkRow(visible(text), kind, ch.orig_span, ch.token_range, int(ch.raw_steps.shape[0])))
+        steps = len(ch.lattice) if ch.lattice else int(ch.raw_steps.shape[0])
+        out.append(ChunkRow(visible(text), kind, ch.orig_span, ch.token_range, steps))
     return out
 
 
@@ -119,6 +122,39 @@ def wordpiece_step_rows(tok: Tokenizer, ch: TraceChunk) -> list[StepRow]:
     final = ch.final()
     rows.append(StepRow([name(s) or "?" for s in final], None, None, "= " + " ".join(str(t) for t in final)))
     return rows
+
+
+def lattice_rows(tok: Tokenizer, tr: Trace, ch: TraceChunk) -> list[StepRow]:
+    """A Unigram chunk's lattice: one row per position where pieces start (every candidate with its
+    score, the one on the best path highlighted), then the best path."""
+    name = tok.id_to_token
+    a = ch.norm_span[0]
+    by_pos: dict[int, list[LatticeNode]] = {}
+    for n in ch.lattice:
+        by_pos.setdefault(n.start, []).append(n)
+    rows = []
+    for pos in sorted(by_pos):
+        nodes = by_pos[pos]
+        cands = [f"{_lattice_piece(tr, a, n, name)} {n.score:.3g}" for n in nodes]
+        k = next((i for i, n in enumerate(nodes) if n.best), None)
+        if k is None:
+            result = "not on the best path"
+        else:
+            b = nodes[k]
+            result = f"{_lattice_piece(tr, a, b, name)}: path score {b.path_score:.4g}"
+        rows.append(StepRow(cands, k, None, result, f"@{pos}", 1))
+    best = [n for n in ch.lattice if n.best]
+    ids = tr.encoding.ids.tolist()
+    rows.append(StepRow([_lattice_piece(tr, a, n, name) for n in best], None, None,
+                        "= " + " ".join(str(t) for t in ids[ch.token_range[0]:ch.token_range[1]]), "best path"))
+    return rows
+
+
+def _lattice_piece(tr: Trace, norm_start: int, n: LatticeNode, name: Callable[[int], str | None]) -> str:
+    if n.unk:
+        text = tr.normalized[norm_start + n.start:norm_start + n.start + n.len].decode("utf-8", errors="replace")
+        return f"unk({visible(text)})"
+    return visible(name(n.id) or "?") if n.id is not None else "?"
 
 
 def greedy_token_of_steps(tr: Trace) -> list[int]:

@@ -31,7 +31,7 @@ static const char USAGE[] =
     "       tokcore sample --logits FILE --preset P [...] (tokcore sample --help)\n"
     "       tokcore version | --help\n"
     "\n"
-    "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|cl100k|o200k|llama3|gpt2|bert-uncased|bert-cased\n"
+    "LOAD OPTIONS: --merges PATH (with a vocab.json), --preset qwen2|qwen3.5|cl100k|o200k|o200k_harmony|llama3|gpt2|bert-uncased|bert-cased\n"
     "  (pattern for vocab.json + merges.txt, default gpt2; for .tiktoken, default qwen2;\n"
     "  bert-*: a WordPiece vocab.txt, default bert-uncased),\n"
     "  --no-parse-special (a GGUF: control tokens in the text are text, as llama.cpp's\n"
@@ -170,7 +170,7 @@ static int pick_preset(const options *o, tc_preset fallback, tc_preset *p) {
     *p = fallback;
     if (!o->preset) return 0;
     if (tc_preset_from_name(o->preset, p) == 0) return 0;
-    usage_error("unknown --preset %s (qwen2, cl100k, o200k, llama3, gpt2, bert-uncased, bert-cased)", o->preset);
+    usage_error("unknown --preset %s (qwen2, qwen3.5, cl100k, o200k, o200k_harmony, llama3, gpt2, bert-uncased, bert-cased)", o->preset);
     return -1;
 }
 
@@ -234,11 +234,11 @@ static int load(const options *o, tc_tokenizer **tok, tc_file *keep) {
                 o->tokenizer);
         status = EXIT_FAIL;
     } else if (fmt == TC_FORMAT_SPM_MODEL) {
-        tc_refuse_unsupported(o->tokenizer, fmt, &err);
-        status = fail_loaded(&err);
+        *tok = tc_load_spm_model(f.data, f.len, &err);
     } else if (fmt == TC_FORMAT_TEKKEN) {
-        tc_refuse_unsupported(o->tokenizer, fmt, &err);
-        status = fail_loaded(&err);
+        if (o->preset || o->merges)
+            fprintf(stderr, "tokcore: note: %s is a Tekken tokenizer; --preset/--merges ignored\n", o->tokenizer);
+        *tok = tc_load_tekken(f.data, f.len, &err);
     } else if (fmt == TC_FORMAT_GGUF) {   /* a GGUF shorter than its magic's 4 bytes cannot come here */
         *tok = tc_load_gguf_file(o->tokenizer, !o->no_parse_special, &err);
         if (!*tok) status = fail_loaded(&err);
@@ -516,6 +516,7 @@ static int cmd_info(const tc_tokenizer *tok, const options *o, const tc_file *f)
 /* ---- main ----------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
+    tc_stdio_binary();
     if (argc < 2) { fputs(USAGE, stderr); return EXIT_USAGE; }
     const char *cmd = argv[1];
     if (is_flag(cmd, "--help") || is_flag(cmd, "-h") || is_flag(cmd, "help")) { fputs(USAGE, stdout); return EXIT_OK; }

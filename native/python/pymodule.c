@@ -75,6 +75,8 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     else if (strcmp(kind, "tiktoken") == 0) t = tc_load_tiktoken(f.data, f.len, preset, &err);
     else if (strcmp(kind, "vocab_bin") == 0) t = tc_load_vocabbin(f.data, f.len, preset, &err);
     else if (strcmp(kind, "wordpiece_vocab") == 0) t = tc_load_wordpiece_vocab(f.data, f.len, preset, &err);
+    else if (strcmp(kind, "tekken") == 0) t = tc_load_tekken(f.data, f.len, &err);
+    else if (strcmp(kind, "spm") == 0) t = tc_load_spm_model(f.data, f.len, &err);
     else if (strcmp(kind, "vocab_merges") == 0) {
         if (!merges) tc_error_set(&err, TC_ERR_ARG, "vocab.json needs a merges.txt");
         else t = tc_load_vocab_merges(f.data, f.len, fm.data, fm.len, preset, &err);
@@ -376,6 +378,17 @@ static PyObject *Tok_id_to_bytes(TokObject *self, PyObject *args) {
     return PyBytes_FromStringAndSize((const char *)s, (Py_ssize_t)n);
 }
 
+/* piece_info(id) -> (score, type) of a SentencePiece .model's piece, or None */
+static PyObject *Tok_piece_info(TokObject *self, PyObject *args) {
+    long long id;
+    if (!PyArg_ParseTuple(args, "L", &id)) return NULL;
+    if (id < 0 || id > 0xFFFFFFFFLL) Py_RETURN_NONE;
+    float score;
+    const char *type = tc_spm_piece_info(self->tok, (uint32_t)id, &score);
+    if (!type) Py_RETURN_NONE;
+    return Py_BuildValue("(ds)", (double)score, type);
+}
+
 static PyObject *Tok_token_to_id(TokObject *self, PyObject *args) {
     const char *s;
     Py_ssize_t n;
@@ -476,6 +489,7 @@ static PyMethodDef Tok_methods[] = {
     {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},
     {"id_to_token", (PyCFunction)Tok_id_to_token, METH_VARARGS, "stored token string or None"},
     {"id_to_bytes", (PyCFunction)Tok_id_to_bytes, METH_VARARGS, "real bytes of a token or None"},
+    {"piece_info", (PyCFunction)Tok_piece_info, METH_VARARGS, "piece_info(id) -> (score, type) of a SentencePiece .model piece, or None"},
     {"token_to_id", (PyCFunction)Tok_token_to_id, METH_VARARGS, "id of a token string or None"},
     {"vocab_size", (PyCFunction)Tok_vocab_size, METH_NOARGS, "max id + 1"},
     {"describe", (PyCFunction)Tok_describe, METH_NOARGS, "pipeline description as JSON"},
@@ -534,6 +548,15 @@ static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
     }
     free(m);
     return l;
+}
+
+/* unicode_script(cp) -> the script name of HF's UnicodeScripts table ("Any" if unlisted) */
+static PyObject *mod_unicode_script(PyObject *mod, PyObject *args) {
+    (void)mod;
+    unsigned long cp;
+    if (!PyArg_ParseTuple(args, "k", &cp)) return NULL;
+    if (cp > 0x10FFFFul) return PyErr_Format(PyExc_ValueError, "not a code point: %lu", cp);
+    return PyUnicode_FromString(tc_unicode_script_name(tc_unicode_script((uint32_t)cp)));
 }
 
 /* vocab_bin_audit(data: bytes) -> JSON text; raises on a malformed file */
@@ -797,6 +820,7 @@ static PyMethodDef mod_methods[] = {
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
     {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
+    {"unicode_script", mod_unicode_script, METH_VARARGS, "unicode_script(cp) -> script name in HF's UnicodeScripts table"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
     {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},

@@ -34,7 +34,7 @@ int tc_trie_build(tc_trie *t, const tc_tokenizer *tok, int normalized, const tc_
     n = 1;
     for (size_t k = 0; k < tok->nadded; k++) {
         const tc_added_token_spec *sp = &tok->added[k].spec;
-        if (!sp->normalized != !normalized) continue;
+        if (!sp->normalized != !normalized || sp->not_in_text) continue;
         const uint8_t *c = (const uint8_t *)sp->content;
         size_t clen = sp->content_len;
         if (normalized && norm_contents) {

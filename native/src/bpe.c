@@ -13,6 +13,7 @@
  * Does not: cache (the caller caches whole chunks), dropout (refused at load).
  */
 #include "bpe.h"
+#include "spm.h"
 
 void tc_bpe_scratch_free(tc_bpe_scratch *sc) {
     free(sc->syms);
@@ -140,6 +141,7 @@ static int trace_push_step(tc_trace *tr, uint32_t pos, uint32_t rank, uint32_t l
 int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr,
                  int rank_mode) {
     const tc_model *m = &tok->model;
+    if (m->kind == TC_MODEL_SPM_LLAMA) return tc_spm_chunk(tok, sc, chunk, len);
     sc->nout = 0;
     if (len == 0) return 0;
 

@@ -66,10 +66,13 @@ typedef enum tc_pretok_kind {
     TC_PT_WHITESPACE_SPLIT,   /* split on char::is_whitespace, removed */
     TC_PT_WHITESPACE,         /* \w+|[^\w\s]+ (Rust regex classes), the rest removed */
     TC_PT_PUNCT,              /* Punctuation (BertPreTokenizer's second half): each char split per behavior */
-    TC_PT_FIXED_LENGTH        /* FixedLength: chunks of `length` chars */
+    TC_PT_FIXED_LENGTH,       /* FixedLength: chunks of `length` chars */
+    TC_PT_UNICODE_SCRIPTS     /* runs of one script (HF's table and rules), text before the first dropped */
 } tc_pretok_kind;
 
-typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER } tc_prepend_scheme;
+/* LLAMA: llama.cpp's SPM space prefix, on every fragment even one that
+ * already starts with the replacement (tokenize: text = ' ' + fragment) */
+typedef enum tc_prepend_scheme { TC_PREPEND_ALWAYS, TC_PREPEND_FIRST, TC_PREPEND_NEVER, TC_PREPEND_LLAMA } tc_prepend_scheme;
 
 /* Hand-written scanners that agree with the generic matcher on one
  * well-known pattern each (see pretok.c). */
@@ -182,6 +185,7 @@ typedef enum tc_model_kind {
     TC_MODEL_BPE_MERGES, TC_MODEL_BPE_RANK,
     TC_MODEL_WORDPIECE,   /* wordpiece.c: greedy longest-match-first per word */
     TC_MODEL_WORDLEVEL,   /* wordpiece.c: one vocabulary lookup per word */
+    TC_MODEL_SPM_LLAMA,    /* llama.cpp's SPM (GGUF "llama"): score-ordered merges, spm.c */
     TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
 } tc_model_kind;
 
@@ -193,6 +197,7 @@ typedef struct tc_model {
     tc_pairmap merges;           /* BPE_MERGES */
     tc_strmap by_bytes;          /* BPE_RANK: real bytes -> id */
     int ignore_merges;
+    int bpe_is_rank;             /* the file's reference encoder is tiktoken: `bpe` runs rank BPE */
     int64_t unk_id;              /* -1 none */
     int fuse_unk;
     char *cont_prefix; size_t cont_prefix_len;
@@ -202,6 +207,7 @@ typedef struct tc_model {
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
     uint32_t max_input_chars_per_word;   /* WORDPIECE: a longer word is the unk token */
     uint32_t max_key_len;        /* WORDPIECE, WORDLEVEL: the longest vocabulary string (bytes) */
+    float *scores;               /* SPM_LLAMA: each id's score (owned), else NULL */
     struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
 
@@ -224,6 +230,7 @@ struct tc_tokenizer {
     uint32_t *added_by_id; size_t added_by_id_n; /* id -> added index + 1, 0 none */
     tc_buf describe;
     struct tc_greedy *greedy;    /* longest-match index (tc_prepare), NULL until built */
+    struct tc_spm *spm;          /* a SentencePiece .model (spm_model.c): its own encode and decode */
     /* subtle: the three lazily built indexes (tc_prepare) are shared by
      * threads. Each has a state: one thread moves it ABSENT -> BUILDING,
      * fills the fields, and publishes READY with a release store; readers

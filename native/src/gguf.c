@@ -207,6 +207,16 @@ static int is_int_type(uint32_t t) {
     return t <= TC_GGUF_I32 || t == TC_GGUF_U64 || t == TC_GGUF_I64;
 }
 
+/* "GGUF: at offset N: reason" -> "GGUF: at offset N: key[i]: reason" */
+static void name_entry(tc_error *e, const char *key, uint64_t i) {
+    char *colon = strncmp(e->msg, "GGUF: at offset ", 16) == 0 ? strchr(e->msg + 16, ':') : NULL;
+    if (!colon) return;
+    char rest[TC_ERRMSG_MAX];
+    snprintf(rest, sizeof rest, "%s", colon + 2);
+    size_t head = (size_t)(colon + 2 - e->msg);
+    snprintf(colon + 2, sizeof e->msg - head, "%.200s[%llu]: %s", key, (unsigned long long)i, rest);
+}
+
 static int read_strs(parse *p, uint64_t at, uint32_t et, uint64_t n, tc_gguf_strs *s) {
     if (et != TC_GGUF_STRING) return type_error(p, at, "an array of strings", et, 1);
     if (s->off) return tc_error_set(p->err, TC_ERR_FORMAT, "GGUF: at offset %llu: duplicate key \"%s\"",
@@ -219,12 +229,7 @@ static int read_strs(parse *p, uint64_t at, uint32_t et, uint64_t n, tc_gguf_str
     if (!s->off || !s->len) return nomem(p);
     for (uint64_t i = 0; i < n; i++) {
         int rc = read_string_to_pool(p, &s->off[i], &s->len[i]);
-        if (rc) {
-            char pre[96];
-            snprintf(pre, sizeof pre, "entry %llu: ", (unsigned long long)i);
-            tc_error_prefix(p->err, pre);
-            return rc;
-        }
+        if (rc) return name_entry(p->err, (const char *)p->key.data, i), rc;
         s->n = (uint32_t)i + 1;
     }
     return TC_OK;

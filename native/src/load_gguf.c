@@ -9,9 +9,11 @@
  * GPT-2 byte encoding, merges ranked by their order, ignore_merges per
  * `pre`, special-token partitioning (tokenizer_st_partition: CONTROL and
  * UNKNOWN tokens only when special tokens are parsed, USER_DEFINED always),
- * add-bos/eos from the type's defaults and the file's flags.
- * Does not (refused with the reason): "llama" (SPM), "bert" (WPM), "t5"
- * (UGM) and the other vocabulary types, and `pre` types outside the table.
+ * add-bos/eos from the type's defaults and the file's flags. "llama"
+ * (llama.cpp's SPM): the space prefix and escaping of each fragment, then
+ * spm.c's score-ordered merges with "<0xNN>" byte fallback.
+ * Does not (refused with the reason): "bert" (WPM), "t5" (UGM), "gemma4"
+ * and the other vocabulary types, and `pre` types outside the table.
  * Known approximations: overlapping special tokens are matched
  * leftmost-longest (llama.cpp takes them longest first over the whole text);
  * a merge whose result is not a token is dropped (llama.cpp merges it and
@@ -176,15 +178,125 @@ static int describe_gguf(tc_tokenizer *tok, const tc_gguf *g, int add_bos, int a
     return bad;
 }
 
+/* The special-token partition (cache_special_tokens, tokenizer_st_partition): CONTROL, USER_DEFINED
+ * and UNKNOWN tokens, CONTROL and UNKNOWN only when special tokens are parsed. rstrip: phi-3's rule
+ * (load: a model name containing "phi-3"/"phi3" gives every such token RSTRIP, and "</s>" too, but not
+ * "<unk>", "<s>", "<|endoftext|>"). */
+static int add_partition(tc_tokenizer *tok, const tc_gguf *g, int parse_special, tc_error *err) {
+    const char *name = tc_gguf_str(g, g->name);
+    char low[128] = {0};
+    for (size_t i = 0; name && name[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+    int phi3 = strstr(low, "phi-3") != NULL || strstr(low, "phi3") != NULL;
+    for (uint32_t i = 0; g->types && i < g->tokens.n; i++) {
+        int32_t t = g->types[i];
+        uint32_t len;
+        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
+        int part = t == TC_GGUF_TT_CONTROL || t == TC_GGUF_TT_USER_DEFINED || t == TC_GGUF_TT_UNKNOWN;
+        int rstrip = phi3 && part;
+        if (phi3 && len == 4 && memcmp(s, "</s>", 4) == 0) rstrip = 1;
+        if (phi3 && ((len == 5 && memcmp(s, "<unk>", 5) == 0) || (len == 3 && memcmp(s, "<s>", 3) == 0) ||
+                     (len == 13 && memcmp(s, "<|endoftext|>", 13) == 0)))
+            rstrip = 0;
+        if (!part) continue;
+        if (t != TC_GGUF_TT_USER_DEFINED && !parse_special) continue;
+        if (len == 0) continue;
+        tc_added_token_spec sp;
+        memset(&sp, 0, sizeof sp);
+        sp.content = (const char *)s; sp.content_len = len; sp.id = i; sp.special = t != TC_GGUF_TT_USER_DEFINED;
+        sp.rstrip = rstrip;
+        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) return err->code ? err->code : TC_ERR_NOMEM;
+    }
+    return TC_OK;
+}
+
+/* tokenizer.ggml.model "llama": llama.cpp's SPM (load: LLAMA_VOCAB_TYPE_SPM; default ids bos 1, eos 2,
+ * unk 0; add_space_prefix, add_bos true, add_eos false, then the file's keys). tokenize: each text
+ * fragment gets ' ' in front when add_space_prefix (every fragment is first or follows a token), spaces
+ * become U+2581 (llama_escape_whitespace), then llm_tokenizer_spm_session (spm.c). */
+static tc_tokenizer *build_spm(const tc_gguf *g, int parse_special, tc_error *err) {
+    uint32_t n = g->tokens.n;
+    if (!g->scores || g->n_scores != n)
+        return tc_error_set(err, TC_ERR_FORMAT, "GGUF: a \"llama\" vocabulary needs tokenizer.ggml.scores for its %u tokens (has %u)",
+                            n, g->n_scores), NULL;
+    if (g->types && g->n_types != n)
+        return tc_error_set(err, TC_ERR_FORMAT, "GGUF: tokenizer.ggml.token_type has %u entries for %u tokens", g->n_types, n), NULL;
+    tc_tokenizer *tok = tc_tokenizer_new();
+    if (!tok) return tc_error_set(err, TC_ERR_NOMEM, "out of memory"), NULL;
+    tc_model *m = &tok->model;
+    m->kind = TC_MODEL_SPM_LLAMA;
+    m->scores = malloc((size_t)n * sizeof *m->scores);
+    if (!m->scores) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    memcpy(m->scores, g->scores, (size_t)n * sizeof *m->scores);
+    int add_prefix = g->flags[TC_GGUF_ADD_SPACE_PREFIX] >= 0 ? g->flags[TC_GGUF_ADD_SPACE_PREFIX] : 1;
+    tc_pretok *pt = &tok->pretok[tok->npretok++];
+    memset(pt, 0, sizeof *pt);
+    pt->kind = TC_PT_METASPACE;
+    memcpy(pt->replacement, "\xe2\x96\x81", 3);
+    pt->replacement_len = 3;
+    pt->prepend_scheme = add_prefix ? TC_PREPEND_LLAMA : TC_PREPEND_NEVER;
+    pt->ms_split = 0;
+    tok->bytes_rule = TC_BYTES_SPM;
+    tok->drop_missing_bytes = 1;
+    /* decode: "<0xNN>" as bytes, U+2581 as a space, the first one dropped when a prefix was added */
+    tok->decoder = TC_DEC_CHAIN;
+    tok->dec[0].kind = TC_DEC_BYTEFALLBACK;
+    tok->dec[1].kind = TC_DEC_METASPACE;
+    tok->dec[1].content = malloc(4);
+    if (!tok->dec[1].content) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    memcpy(tok->dec[1].content, "\xe2\x96\x81", 4);
+    tok->dec[1].content_len = 3;
+    tok->dec[1].prepend = add_prefix;
+    tok->ndec = 2;
+    if (tc_vocab_init(&m->vocab, n) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len;
+        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
+        if (len > TC_MAX_TOKEN_BYTES) {
+            tc_error_set(err, TC_ERR_LIMIT, "GGUF: tokenizer.ggml.tokens[%u]: %u bytes is above the limit %u", i, len, TC_MAX_TOKEN_BYTES);
+            goto fail;
+        }
+        if (tc_vocab_set(&m->vocab, i, s, len, TC_BYTES_SPM, err) != TC_OK) {
+            char p[80];
+            snprintf(p, sizeof p, "GGUF: tokenizer.ggml.tokens[%u]: ", i);
+            tc_error_prefix(err, p);
+            goto fail;
+        }
+    }
+    if (tc_vocab_build_index(&m->vocab, err) != TC_OK) goto fail;
+    if (tc_pairmap_init(&m->merges, 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
+    int64_t ids[TC_GGUF_NIDS];
+    for (int i = 0; i < TC_GGUF_NIDS; i++) ids[i] = -1;
+    ids[TC_GGUF_BOS] = 1; ids[TC_GGUF_EOS] = 2; ids[TC_GGUF_UNK] = 0;
+    for (int i = 0; i < TC_GGUF_NIDS; i++) if (g->ids[i] >= 0) ids[i] = g->ids[i];
+    for (int i = 0; i < TC_GGUF_NIDS; i++) if (ids[i] >= (int64_t)n) ids[i] = -1;
+    int add_bos = g->flags[TC_GGUF_ADD_BOS] >= 0 ? g->flags[TC_GGUF_ADD_BOS] : 1;
+    int add_eos = g->flags[TC_GGUF_ADD_EOS] >= 0 ? g->flags[TC_GGUF_ADD_EOS] : 0;
+    if (add_bos && ids[TC_GGUF_BOS] < 0) add_bos = 0;
+    if (add_eos && ids[TC_GGUF_EOS] < 0) add_eos = 0;
+    if (add_partition(tok, g, parse_special, err) != TC_OK) goto fail;
+    if (set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
+    if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    tc_describe_update(tok, "gguf");
+    if (describe_gguf(tok, g, add_bos, add_eos, parse_special, ids) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    return tok;
+fail:
+    tc_free(tok);
+    return NULL;
+}
+
 static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
     const char *model = tc_gguf_str(g, g->model);
     if (!model)
         return tc_error_set(err, TC_ERR_FORMAT, "GGUF: no tokenizer.ggml.model key (a model without a tokenizer?)"), NULL;
     if (g->tokens.n == 0)
         return tc_error_set(err, TC_ERR_FORMAT, "GGUF: no tokenizer.ggml.tokens (llama.cpp: cannot find tokenizer vocab)"), NULL;
+    if (strcmp(model, "llama") == 0) return build_spm(g, parse_special, err);
     if (strcmp(model, "gpt2") != 0)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\", llama.cpp's BPE)", model),
+                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\" and \"llama\", llama.cpp's BPE and SPM)",
+                            model),
                NULL;
     const char *pre = tc_gguf_str(g, g->pre);
     const pre_rule *rule = find_pre(pre);

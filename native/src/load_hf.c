@@ -16,7 +16,6 @@
 
 #include "engine.h"
 #include "json.h"
-#include "precompiled.h"
 #include "pretok.h"
 #include "unigram.h"
 
@@ -258,13 +257,10 @@ static int load_precompiled(ld *L, const tc_json *v, const char *path) {
         free(blob);
         return fail(L, TC_ERR_FORMAT, cm, p, "%s", why);
     }
-    tc_precompiled *pc = calloc(1, sizeof *pc);
     tc_error e = {0};
-    int r = pc ? tc_precompiled_parse(blob, (size_t)bl, pc, &e) : tc_error_set(&e, TC_ERR_NOMEM, "out of memory");
+    int r = tc_normalizer_add_precompiled(n, blob, (size_t)bl, &e);
     free(blob);
-    if (r != TC_OK) { free(pc); return fail(L, e.code, cm, p, "%s", e.msg); }
-    n->params[n->nsteps].pc = pc;
-    n->steps[n->nsteps++] = TC_NORM_PRECOMPILED;
+    if (r != TC_OK) return fail(L, e.code, cm, p, "%s", e.msg);
     L->tok->has_normalizer = 1;
     return 0;
 }
@@ -462,6 +458,11 @@ static int load_pretok(ld *L, const tc_json *v, const char *path) {
         if (!pt->literal) return tc_error_set(L->err, TC_ERR_NOMEM, "out of memory");
         memcpy(pt->literal, d->u.str.s, d->u.str.len + 1);
         pt->literal_len = d->u.str.len;
+        return 0;
+    }
+    if (strcmp(type, "UnicodeScripts") == 0) {
+        if (add_pretok(L, v, path, &pt)) return L->err->code;
+        pt->kind = TC_PT_UNICODE_SCRIPTS;
         return 0;
     }
     if (strcmp(type, "Digits") == 0) {
@@ -1163,7 +1164,12 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
     d->len = 0;
     int bad = 0;
     snprintf(tmp, sizeof tmp, "{\"format\":\"%s\",\"model\":\"%s\",\"vocab_size\":%u,\"model_vocab\":%u,\"merges\":%zu,\"added_tokens\":%zu,\"byte_level\":%s,\"ignore_merges\":%s,\"byte_fallback\":%s,",
-             format, tok->model.kind == TC_MODEL_BPE_RANK ? "BPE (rank)" : tok->model.kind == TC_MODEL_WORDPIECE ? "WordPiece" : tok->model.kind == TC_MODEL_WORDLEVEL ? "WordLevel" : tok->model.kind == TC_MODEL_UNIGRAM ? "Unigram" : "BPE", tc_vocab_size(tok), tok->model.vocab.n,
+             format, tok->model.kind == TC_MODEL_BPE_RANK || tok->model.bpe_is_rank ? "BPE (rank)"
+                     : tok->model.kind == TC_MODEL_UNIGRAM ? "Unigram"
+                     : tok->model.kind == TC_MODEL_WORDPIECE ? "WordPiece"
+                     : tok->model.kind == TC_MODEL_WORDLEVEL ? "WordLevel"
+                     : tok->model.kind == TC_MODEL_SPM_LLAMA ? "SPM (llama.cpp)" : "BPE",
+             tc_vocab_size(tok), tok->model.vocab.n,
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
     bad |= tc_buf_append(d, tmp, strlen(tmp));
@@ -1176,7 +1182,7 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
         bad |= tc_buf_append(d, tmp, strlen(tmp));
     }
     bad |= tc_buf_append(d, "],\"pre_tokenizer\":[", 19);
-    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace", "Punctuation", "FixedLength"};
+    static const char *pk[] = {"Split(regex)", "Split(string)", "ByteLevel", "Digits", "Metaspace", "WhitespaceSplit", "Whitespace", "Punctuation", "FixedLength", "UnicodeScripts"};
     for (int i = 0; i < tok->npretok; i++) {
         const tc_pretok *p = &tok->pretok[i];
         snprintf(tmp, sizeof tmp, "%s\"%s%s\"", i ? "," : "", pk[p->kind], p->fast ? " [fast path]" : "");

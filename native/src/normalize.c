@@ -594,6 +594,17 @@ void tc_normalizer_free(tc_normalizer *n) {
     n->nsteps = 0;
 }
 
+int tc_normalizer_add_precompiled(tc_normalizer *n, const uint8_t *blob, size_t len, tc_error *err) {
+    if (n->nsteps >= TC_NORM_MAX_STEPS) return tc_error_set(err, TC_ERR_LIMIT, "more than 16 normalizers");
+    tc_precompiled *pc = calloc(1, sizeof *pc);
+    if (!pc) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    int r = tc_precompiled_parse(blob, len, pc, err);
+    if (r != TC_OK) { free(pc); return r; }
+    n->params[n->nsteps].pc = pc;
+    n->steps[n->nsteps++] = TC_NORM_PRECOMPILED;
+    return TC_OK;
+}
+
 int tc_normalize(const tc_normalizer *n, tc_nstr *s, uint32_t base) {
     nstream st = {NULL, 0, 0, NULL, 0};
     int rc = 0;

@@ -54,6 +54,11 @@ typedef struct tc_normalizer {
 
 void tc_normalizer_free(tc_normalizer *n);
 
+/* Appends a Precompiled step built from a SentencePiece precompiled_charsmap
+ * blob (precompiled.h checks it; the error names the blob offset and the
+ * reason). For loaders of SentencePiece .model files and tokenizer.json. */
+int tc_normalizer_add_precompiled(tc_normalizer *n, const uint8_t *blob, size_t len, tc_error *err);
+
 /* A string being normalized. `align` has one span per byte of `text`
  * (HF's `alignments`): the original span of the character that byte came
  * from. align == NULL means "identity": text is the original, and each

@@ -15,6 +15,7 @@
 #include "unigram.h"
 #include "pretok.h"
 #include "unicode.h"
+#include "spm_model.h"
 
 /* ---- per-call chunk cache ------------------------------------------------
  * Keys are chunk bytes (prefix space included); values are token runs.
@@ -313,7 +314,8 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
     }
     if (tc_nstr_replace_literal(&w, " ", 1, ms->replacement, ms->replacement_len, base) != 0) goto out;
     int starts = w.text.len >= ms->replacement_len && memcmp(w.text.data, ms->replacement, ms->replacement_len) == 0;
-    int prepend = ms->prepend_scheme == TC_PREPEND_ALWAYS ||
+    if (ms->prepend_scheme == TC_PREPEND_LLAMA) starts = 0;
+    int prepend = ms->prepend_scheme == TC_PREPEND_ALWAYS || ms->prepend_scheme == TC_PREPEND_LLAMA ||
                   (ms->prepend_scheme == TC_PREPEND_FIRST && w.align[0].start == 0);
     if (prepend && !starts && tc_nstr_prepend(&w, ms->replacement, ms->replacement_len, base) != 0) goto out;
     {
@@ -699,6 +701,11 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         return tc_error_set(err, TC_ERR_ARG, "encode: the %s encoder is not prepared (call tc_prepare first)",
                             tc_encoder_name(encoder));
     if (encoder == TC_ENC_GREEDY) return tc_greedy_run(tok, text, len, out, trace, err);
+    if (tok->spm) {
+        if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
+        (void)add_special_tokens;   /* sentencepiece's encode adds no BOS/EOS unless asked */
+        return tc_spm_encode(tok, text, len, out, trace, err);
+    }
     if (encoder == TC_ENC_KESTREL_V1 || encoder == TC_ENC_KESTREL_V2)
         return kestrel_run(tok, encoder == TC_ENC_KESTREL_V1 ? 1 : 2, text, len, out, trace, err);
     if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
@@ -706,7 +713,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
     enc_ctx c;
     memset(&c, 0, sizeof c);
     c.tok = tok; c.text = text ? text : (const uint8_t *)""; c.len = len; c.out = out; c.tr = trace;
-    c.rank_mode = encoder == TC_ENC_RANK;
+    c.rank_mode = encoder == TC_ENC_RANK || (encoder == TC_ENC_BPE && tok->model.bpe_is_rank);
     if (trace) {
         tc_trace_free(trace);
     }

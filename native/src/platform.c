@@ -23,6 +23,9 @@ static int changed(const tc_file *f, tc_error *err, const char *what) {
 
 #if defined(_WIN32)
 
+#include <fcntl.h>
+#include <io.h>
+
 int tc_file_read(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
     memset(f, 0, sizeof *f);
     FILE *fp = fopen(path, "rb");
@@ -68,6 +71,15 @@ int tc_file_read_head(const char *path, size_t max_bytes, size_t n, tc_buf *out,
     return TC_OK;
 }
 
+/* The C runtime's stdio is in text mode on Windows: "\n" written becomes
+ * "\r\n", and reading turns "\r\n" into "\n" and stops at a Ctrl-Z byte. The
+ * JSON Lines protocol is bytes, the same on every host. */
+void tc_stdio_binary(void) {
+    (void)_setmode(_fileno(stdin), _O_BINARY);
+    (void)_setmode(_fileno(stdout), _O_BINARY);
+    (void)_setmode(_fileno(stderr), _O_BINARY);
+}
+
 /* Windows: the file is read whole and the "guarded" reads copy from memory. */
 int tc_file_open_guarded(const char *path, size_t max_bytes, tc_file *f, tc_error *err) {
     int r = tc_file_read(path, max_bytes, f, err);
@@ -99,6 +111,8 @@ void tc_file_free(tc_file *f) {
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+void tc_stdio_binary(void) {}  /* POSIX stdio has no text mode */
 
 static long long st_mtime_ns(const struct stat *st) { return (long long)st->st_mtim.tv_nsec; }
 

@@ -44,5 +44,7 @@ int tc_file_check(const tc_file *f, tc_error *err);
  * file shrank between the check and the read) is the same error. */
 int tc_file_pread(const tc_file *f, uint64_t off, void *buf, size_t n, tc_error *err);
 void tc_file_free(tc_file *f);
+/* Puts stdin, stdout and stderr in binary mode (Windows; nothing elsewhere). */
+void tc_stdio_binary(void);
 
 #endif

@@ -198,6 +198,35 @@ static int punct_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
     return 0;
 }
 
+/* UnicodeScripts as HF tokenizers 0.23.3 (pre_tokenizers/unicode_scripts/
+ * pre_tokenizer.rs, UnicodeScripts::pre_tokenize): a split point before each
+ * character whose script (tc_unicode_script_hf) is not Any and differs from
+ * the last non-Any script seen (none at the start, so the first non-Any
+ * character always starts one); the pieces are the windows between split
+ * points and the end. Any characters (spaces, unlisted code points) join the
+ * run they are in; those before the first split point belong to no window,
+ * so HF drops them (as it does a text of spaces only): the matches are the
+ * windows and the caller removes the rest. */
+static int scripts_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
+    int last = -1; /* no script seen yet */
+    size_t seg = 0;
+    int open = 0;
+    for (size_t i = 0; i < len;) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        int sc_id = tc_unicode_script_hf(cp);
+        if (sc_id != 0 && sc_id != last) {
+            if (open && match_push(sc, seg, i) != 0) return -1;
+            seg = i;
+            open = 1;
+        }
+        if (sc_id != 0) last = sc_id;
+        i += (size_t)n;
+    }
+    if (open && match_push(sc, seg, len) != 0) return -1;
+    return 0;
+}
+
 static int find_all(const tc_pretok *pt, tc_pretok_scratch *sc, const uint8_t *s, size_t len) {
     sc->nmatches = 0;
     switch (pt->kind) {
@@ -209,6 +238,8 @@ static int find_all(const tc_pretok *pt, tc_pretok_scratch *sc, const uint8_t *s
         return wordpunct_find_all(sc, s, len);
     case TC_PT_PUNCT:
         return punct_find_all(sc, s, len);
+    case TC_PT_UNICODE_SCRIPTS:
+        return scripts_find_all(sc, s, len);
     case TC_PT_SPLIT_STRING:
         return literal_find_all(sc, pt->literal, pt->literal_len, s, len);
     case TC_PT_DIGITS:
@@ -308,6 +339,7 @@ int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t
                 case TC_PT_METASPACE: beh = TC_SPLIT_MERGED_NEXT; break;
                 case TC_PT_WHITESPACE_SPLIT: beh = TC_SPLIT_REMOVED; break;
                 case TC_PT_WHITESPACE: beh = TC_SPLIT_REMOVED; invert = 1; break;
+                case TC_PT_UNICODE_SCRIPTS: beh = TC_SPLIT_REMOVED; invert = 1; break;
                 default: beh = pt->behavior; invert = pt->invert; break;
                 }
                 if (apply_behavior(sc, next, pc.start, pc.end - pc.start, beh, invert) != 0) return -1;

@@ -75,11 +75,15 @@ typedef enum tc_preset {
     TC_PRESET_O200K,
     TC_PRESET_LLAMA3,
     TC_PRESET_GPT2,
+    TC_PRESET_QWEN35,       /* Qwen3.5/3.6: the pattern with \p{M}, NFC, 33 added tokens from 248044 */
+    TC_PRESET_O200K_HARMONY, /* o200k_base ranks with gpt-oss's harmony special tokens */
     TC_PRESET_BERT_UNCASED, /* a BERT vocab.txt: BertWordPieceTokenizer(vocab, lowercase=True) */
     TC_PRESET_BERT_CASED    /* ... lowercase=False; both refused for rank and vocab.json files */
 } tc_preset;
 
 int tc_preset_from_name(const char *name, tc_preset *out);
+/* The preset's canonical name ("qwen2", "qwen3.5", ...). */
+const char *tc_preset_name(tc_preset p);
 
 /* vocab.json + merges.txt with the pipeline of a preset (GPT-2: ByteLevel
  * with its regex; others: Split with the preset's pattern, then ByteLevel). */
@@ -96,14 +100,35 @@ tc_tokenizer *tc_load_vocab_merges(const uint8_t *vocab, size_t vocab_len, const
  * no [UNK], [SEP] or [CLS]. */
 tc_tokenizer *tc_load_wordpiece_vocab(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
 
-/* tiktoken rank file ("base64 rank" per line). */
+/* tiktoken rank file ("base64 rank" per line). A preset made for another
+ * file is refused with both numbers: one whose added tokens would take ids
+ * that are ordinary ranks of the file, or whose vocabulary has another size
+ * than the file's ranks (gpt2 has no fixed size). */
 tc_tokenizer *tc_load_tiktoken(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
+
+/* Mistral Tekken tokenizer JSON, as mistral-common 1.13.1's Tekkenizer
+ * (mistral_common/tokens/tokenizers/tekken.py): the first
+ * default_vocab_size - default_num_special_tokens entries of "vocab" are
+ * tiktoken ranks (base64 bytes), shifted up by the number of special tokens;
+ * ids 0..default_num_special_tokens-1 are the special tokens (the file's
+ * "special_tokens", or the deprecated list for files up to v7, then
+ * "<SPECIAL_n>" fillers), never matched in text; "config.pattern" splits;
+ * add_special_tokens prepends <s>. Errors name the JSON path. */
+tc_tokenizer *tc_load_tekken(const uint8_t *data, size_t len, tc_error *err);
 
 /* The board's vocab.bin (see vocabbin.h). The entries at the highest ids
  * that look like "<...>" become added tokens (special per the preset's list,
  * else special); the others form a rank model (id = rank), with the
  * preset's pre-tokenizer for `bpe`/`rank`; the greedy index is built. */
 tc_tokenizer *tc_load_vocabbin(const uint8_t *data, size_t len, tc_preset preset, tc_error *err);
+
+/* A SentencePiece .model (serialized ModelProto), encoded and decoded as
+ * the sentencepiece package does (spm_model.h says what is supported). */
+tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err);
+/* A SentencePiece piece's score and type name ("normal", "unknown",
+ * "control", "user_defined", "unused", "byte"); NULL when the handle is not
+ * a .model or id is not a piece. */
+const char *tc_spm_piece_info(const tc_tokenizer *tok, uint32_t id, float *score);
 
 /* The tokenizer of a GGUF file (tokenizer.ggml.* metadata), encoding as
  * llama.cpp does (load_gguf.c says which vocabulary and pre types).
@@ -120,6 +145,8 @@ typedef struct tc_added_token_spec {
     const char *content; size_t content_len;
     uint32_t id;
     int special, lstrip, rstrip, single_word, normalized;
+    int not_in_text;   /* 1: never matched in input text (Tekken's special tokens: mistral-common
+                        * encodes text with tiktoken given no special tokens); ids and decode only */
 } tc_added_token_spec;
 int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n, tc_error *err);
 

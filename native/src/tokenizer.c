@@ -9,6 +9,7 @@
 #include "added.h"
 #include "unigram.h"
 #include "unicode.h"
+#include "spm_model.h"
 #include <stdio.h>
 
 tc_tokenizer *tc_tokenizer_new(void) {
@@ -23,10 +24,12 @@ tc_tokenizer *tc_tokenizer_new(void) {
 void tc_free(tc_tokenizer *t) {
     if (!t) return;
     tc_vocab_free(&t->model.vocab);
+    free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
     tc_unigram_free(t->model.unigram);
     tc_strmap_free(&t->model.by_bytes);
     tc_greedy_release(t);
+    tc_spm_free(t->spm);
     free(t->model.cont_prefix);
     free(t->model.eow_suffix);
     for (int i = 0; i < t->npretok; i++) {
@@ -260,7 +263,8 @@ static int index_ready(const tc_tokenizer *tok, tc_index ix) {
 
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
     switch (enc) {
-    case TC_ENC_BPE: return tok->model.kind == TC_MODEL_UNIGRAM || index_ready(tok, TC_IX_MERGES);
+    case TC_ENC_BPE:
+        return tok->model.kind == TC_MODEL_UNIGRAM || index_ready(tok, tok->model.bpe_is_rank ? TC_IX_BYTES : TC_IX_MERGES);
     case TC_ENC_RANK: return index_ready(tok, TC_IX_BYTES);
     case TC_ENC_GREEDY:
     case TC_ENC_KESTREL_V1:
@@ -309,13 +313,21 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (enc != TC_ENC_BPE && (tok->model.kind == TC_MODEL_WORDPIECE || tok->model.kind == TC_MODEL_WORDLEVEL))
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is a %s model, which has no merge ranks or byte-level vocabulary for the %s encoder to run on; use the default encoder (bpe), which runs the model's own algorithm",
                             tc_encoder_name(enc), tok->model.kind == TC_MODEL_WORDPIECE ? "WordPiece" : "WordLevel", tc_encoder_name(enc));
+    if (tok->spm)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: a SentencePiece .model encodes with its own algorithm (bpe) only", tc_encoder_name(enc));
     /* subtle: "bpe" names the model's own algorithm (HF-exact): for a
      * Unigram model that is its Viterbi search, which needs nothing more */
     if (tok->model.kind == TC_MODEL_UNIGRAM && enc != TC_ENC_BPE)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is a Unigram model, which picks the best-scoring segmentation of each word; %s",
                             tc_encoder_name(enc), enc == TC_ENC_RANK ? "rank merges pairs of a BPE vocabulary by id, and a Unigram vocabulary has no merges"
                             : "the longest-prefix match runs on vocab.bin's byte-level stored form, and a Unigram vocabulary is not byte-level (its spaces are \"\xE2\x96\x81\" and bytes \"<0xNN>\" tokens)");
+    /* a GGUF "llama" vocabulary: "bpe" is llama.cpp's SPM session (spm.c), nothing else applies */
+    if (tok->model.kind == TC_MODEL_SPM_LLAMA && enc != TC_ENC_BPE)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's SPM vocabulary (a GGUF \"llama\" model): its merges come from "
+                            "the pieces' scores, and it is not byte-level (spaces are \"\xE2\x96\x81\", bytes \"<0xNN>\" tokens)",
+                            tc_encoder_name(enc));
     /* bpe on a rank file: merges recovered from the bytes index */
+    if (enc == TC_ENC_BPE && tok->model.bpe_is_rank) return prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
     if (enc == TC_ENC_BPE) {
         int r = prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
         return r != TC_OK ? r : prepare_index(tok, TC_IX_MERGES, tc_recover_merges, err);
@@ -576,6 +588,7 @@ static int dec_step(const tc_dec_step *d, const toklist *in, toklist *out) {
 int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
               tc_buf *out, tc_error *err) {
     out->len = 0;
+    if (tok->spm) return tc_spm_decode(tok, ids, n, out, err);
     if (tok->decoder == TC_DEC_CHAIN) {
         toklist a, b;
         memset(&a, 0, sizeof a);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "common.h"
 #include "unicode_data.h"
 
 #define UF_SPACE TC_UD_F_SPACE
@@ -102,6 +103,30 @@ int tc_unicode_rx_word(uint32_t cp, tc_rx_flavor flavor, int bracket) {
 }
 
 const char *tc_unicode_rx_version(void) { return TC_RX_UNIDATA_VERSION; }
+
+int tc_unicode_script(uint32_t cp) {
+    if (cp >= 0x110000u) return 0;
+    uint32_t blk = tc_script_stage1[cp >> TC_UD_SHIFT];
+    return tc_script_stage2[(blk << TC_UD_SHIFT) | (cp & ((1u << TC_UD_SHIFT) - 1))];
+}
+
+/* HF tokenizers 0.23.3, pre_tokenizers/unicode_scripts/pre_tokenizer.rs,
+ * fixed_script: 0x30FC -> Han, ' ' -> Any, Hiragana and Katakana -> Han. */
+int tc_unicode_script_hf(uint32_t cp) {
+    if (cp >= TC_CP_INVALID_BASE) return TC_SCRIPT_COUNT;
+    if (cp == 0x30FCu) return TC_SCRIPT_HAN;
+    if (cp == 0x20u) return 0;
+    int s = tc_unicode_script(cp);
+    if (s == TC_SCRIPT_HIRAGANA || s == TC_SCRIPT_KATAKANA) return TC_SCRIPT_HAN;
+    return s;
+}
+
+int tc_unicode_script_count(void) { return TC_SCRIPT_COUNT; }
+
+const char *tc_unicode_script_name(int id) {
+    if (id < 0 || id >= TC_SCRIPT_COUNT) return NULL;
+    return tc_script_names[id];
+}
 
 int tc_unicode_ccc(uint32_t cp) {
     if (cp >= 0x110000u) return 0;

@@ -78,6 +78,22 @@ int tc_unicode_rx_word(uint32_t cp, tc_rx_flavor flavor, int bracket);
 /* Unicode version of the regex classes, e.g. "16.0.0". */
 const char *tc_unicode_rx_version(void);
 
+/* ---- scripts (HF's UnicodeScripts pre-tokenizer) ---------------------------
+ * HF tokenizers carries its own script table (Unicode 9.0's Scripts.txt, see
+ * gen_unicode.py); a code point it does not list is "Any". */
+
+/* Script id of cp in that table: 0 = Any (unlisted), else 1..count-1. */
+int tc_unicode_script(uint32_t cp);
+
+/* The script as the pre-tokenizer sees it (HF's fixed_script): U+30FC and
+ * Hiragana and Katakana are Han, U+0020 is Any. An invalid byte
+ * (>= TC_CP_INVALID_BASE, which HF never sees) gets a script of its own. */
+int tc_unicode_script_hf(uint32_t cp);
+
+/* Number of script ids, and the name of one ("Any", "Latin", ...; NULL if out of range). */
+int tc_unicode_script_count(void);
+const char *tc_unicode_script_name(int id);
+
 /* ---- normalization data (used by normalize.c) ---------------------------
  * These follow HF tokenizers' crate unicode-normalization-alignments 0.1.12,
  * whose tables are Unicode 9.0: characters assigned later have combining

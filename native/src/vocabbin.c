@@ -86,6 +86,8 @@ int tc_vbin_compile(const tc_tokenizer *tok, tc_buf *out, tc_vbin_stats *st, tc_
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
     if (!tok) return tc_error_set(err, TC_ERR_ARG, "vocab.bin: no tokenizer");
+    if (tok->model.kind == TC_MODEL_UNIGRAM)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "vocab.bin: this is a Unigram model: vocab.bin stores a byte-level vocabulary for the board's longest-match encoders, and a Unigram vocabulary is scored pieces (spaces as \"\xE2\x96\x81\", bytes as \"<0xNN>\") chosen by the best-scoring segmentation, which a longest match does not reproduce");
     if (!tok->byte_level)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "vocab.bin: the tokenizer is not byte-level (id 0 has no byte-level string to decode)");
     uint32_t n = tc_vocab_size(tok);

@@ -203,6 +203,62 @@ def main() -> None:
     write("jsonl", seeds)
 
     write("detect", detect_seeds())
+    write("gguf", gguf_seeds())
+
+
+def _gs(b: bytes) -> bytes:
+    return struct.pack("<Q", len(b)) + b
+
+
+def _gkv(key: str, typ: int, payload: bytes) -> bytes:
+    return _gs(key.encode()) + struct.pack("<I", typ) + payload
+
+
+def _gstrs(key: str, vals: list[str]) -> bytes:
+    return _gkv(key, 9, struct.pack("<IQ", 8, len(vals)) + b"".join(_gs(v.encode()) for v in vals))
+
+
+def _gguf(kvs: list[bytes], version: int = 3) -> bytes:
+    return b"GGUF" + struct.pack("<IQQ", version, 0, len(kvs)) + b"".join(kvs)
+
+
+def gguf_seeds() -> list[bytes]:
+    """Small synthetic GGUFs (the fuzz_gguf harness; its first byte picks parse_special): a byte-level
+    vocabulary of the 256 GPT-2 characters, a few merges and added tokens, each `pre` family, flags and
+    special ids of several integer types, then truncated and mutated copies."""
+    bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cs, n = bs[:], 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    chars = [chr(c) for _, c in sorted(zip(bs, cs))]
+    toks = chars + ["\u0120t", "\u0120th", "he", "<|endoftext|>", "<s>", "  "]
+    types = [6] * 256 + [1, 1, 1, 3, 3, 4]
+    base = [_gkv("general.architecture", 8, _gs(b"gpt2")), _gkv("tokenizer.ggml.model", 8, _gs(b"gpt2")),
+            _gstrs("tokenizer.ggml.tokens", toks),
+            _gkv("tokenizer.ggml.token_type", 9, struct.pack("<IQ", 5, len(types)) + struct.pack(f"<{len(types)}i", *types)),
+            _gkv("tokenizer.ggml.scores", 9, struct.pack("<IQ", 6, len(toks)) + struct.pack(f"<{len(toks)}f", *range(len(toks)))),
+            _gstrs("tokenizer.ggml.merges", ["\u0120 t", "\u0120t h", "h e"]),
+            _gkv("tokenizer.ggml.bos_token_id", 4, struct.pack("<I", 260)),
+            _gkv("tokenizer.ggml.eos_token_id", 10, struct.pack("<Q", 259)),
+            _gkv("tokenizer.ggml.add_bos_token", 7, b"\x01"),
+            _gkv("tokenizer.chat_template", 8, _gs(b"{{ messages }}"))]
+    seeds = []
+    for pre in (b"gpt-2", b"llama-bpe", b"qwen2", b"qwen35", b"deepseek-llm", b"deepseek-coder", b"falcon",
+                b"starcoder", b"default", b"nope"):
+        g = _gguf(base + [_gkv("tokenizer.ggml.pre", 8, _gs(pre))])
+        seeds += [b"\x00" + g, b"\x01" + g]
+    g = seeds[0][1:]
+    seeds += [b"\x00" + _gguf(base, version=2), b"\x00" + _gguf(base, version=1),
+              b"\x00" + _gguf([_gkv("tokenizer.ggml.model", 8, _gs(b"llama"))] + base[2:])]
+    rng = random.Random(16)
+    for cut in sorted(rng.sample(range(4, len(g)), 24)):
+        seeds.append(b"\x00" + g[:cut])
+    for _ in range(24):
+        seeds.append(bytes([rng.randrange(2)]) + mutate(rng, g, 4))
+    return seeds
 
 
 def detect_seeds() -> list[bytes]:
@@ -222,7 +278,17 @@ def detect_seeds() -> list[bytes]:
                  + b"archive/data.pkl" + b"\x80\x02}q\x00.")
     zip_npz = (b"PK\x03\x04\x14\x00\x00\x00\x00\x00" + b"\x00" * 16 + struct.pack("<HH", 10, 0) + b"logits.npy"
                + b"\x93NUMPY\x01\x00")
+    # a whole Tekken file: the 256 bytes, two merges, 10 special tokens (4 listed, 6 fillers)
+    vocab = [{"rank": i, "token_bytes": base64.b64encode(bytes([i])).decode(), "token_str": None} for i in range(256)]
+    vocab += [{"rank": 256 + k, "token_bytes": base64.b64encode(t).decode(), "token_str": t.decode()}
+              for k, t in enumerate([b"he", b"hel"])]
+    whole = json.dumps({"config": {"pattern": r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+",
+                                   "num_vocab_tokens": 258, "default_vocab_size": 268,
+                                   "default_num_special_tokens": 10, "version": "v7"},
+                        "vocab": vocab, "special_tokens": [{"rank": i, "token_str": s, "is_control": True}
+                                                           for i, s in enumerate(["<unk>", "<s>", "</s>", "[INST]"])]})
     return [
+        whole.encode(),
         spm + b"\x12\x04\x08\x01\x10\x02", spm[:40],
         tekken,
         b"[PAD]\n[unused1]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##s\n##ing\n",
