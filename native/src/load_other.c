@@ -49,6 +49,8 @@ const char *tc_preset_name(tc_preset p) {
     case TC_PRESET_GPT2: return "gpt2";
     case TC_PRESET_QWEN35: return "qwen3.5";
     case TC_PRESET_O200K_HARMONY: return "o200k_harmony";
+    case TC_PRESET_BERT_UNCASED: return "bert-uncased";
+    case TC_PRESET_BERT_CASED: return "bert-cased";
     }
     return "?";
 }
@@ -65,6 +67,7 @@ static uint32_t preset_ranks(tc_preset p) {
     case TC_PRESET_O200K: case TC_PRESET_O200K_HARMONY: return 199998u;
     case TC_PRESET_LLAMA3: return 128000u;
     case TC_PRESET_GPT2: return 0;
+    case TC_PRESET_BERT_UNCASED: case TC_PRESET_BERT_CASED: return 0;   /* vocab.txt presets: refused for rank files */
     }
     return 0;
 }
