@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.tokenizer import Tokenizer
+from ..core.tokenizer import Tokenizer, file_sha256
 from ..formats.chat_template import ChatTemplateError, load_config, render
 
 MESSAGES = (
@@ -35,12 +35,7 @@ class Bundle:
     notes: list[str] = field(default_factory=list)
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+sha256_file = file_sha256   # one reader of a file's sha256: the tokenizer's
 
 
 def file_entry(role: str, path: Path) -> dict[str, Any]:

@@ -180,7 +180,7 @@ class Tokenizer:
             info["path"] = str(self.path)
             info["size"] = self.path.stat().st_size
             if self.format != "gguf":   # a GGUF is a whole model: its header alone was read
-                info["sha256"] = _sha256(self.path)
+                info["sha256"] = file_sha256(self.path)
         info["specials"] = [a for a in self.added_tokens if a["special"]]
         return info
 
@@ -226,7 +226,8 @@ class Tokenizer:
         return f"Tokenizer({self.name!r}, format={self.format}, vocab_size={self.vocab_size})"
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks (hex)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

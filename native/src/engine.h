@@ -309,6 +309,9 @@ int tc_recover_merges(tc_tokenizer *tok, tc_error *err);
  * "ing" (the stored string keeps the prefix) */
 void tc_wordpiece_set_bytes(tc_model *m);
 
+/* pipeline.c: room for `need` tokens in an encoding (ids, offsets, specials); -1 on OOM */
+int tc_encoding_reserve(tc_encoding *e, size_t need);
+
 /* tokenizer.c */
 tc_tokenizer *tc_tokenizer_new(void);
 int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err); /* builds byte ids, indexes */

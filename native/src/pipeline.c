@@ -88,7 +88,7 @@ typedef struct enc_ctx {
     int rank_mode;
 } enc_ctx;
 
-static int enc_reserve(tc_encoding *e, size_t need) {
+int tc_encoding_reserve(tc_encoding *e, size_t need) {
     if (need <= e->cap) return 0;
     size_t cap = e->cap ? e->cap : 64;
     while (cap < need) cap *= 2;
@@ -110,7 +110,7 @@ static int enc_reserve(tc_encoding *e, size_t need) {
 
 static inline int enc_push(enc_ctx *c, uint32_t id, uint32_t s, uint32_t e, uint8_t special) {
     tc_encoding *o = c->out;
-    if (o->n == o->cap && enc_reserve(o, o->n + 1) != 0) return -1;
+    if (o->n == o->cap && tc_encoding_reserve(o, o->n + 1) != 0) return -1;
     o->ids[o->n] = id;
     o->offsets[2 * o->n] = s;
     o->offsets[2 * o->n + 1] = e;
@@ -473,7 +473,7 @@ static int apply_template(enc_ctx *c, const tc_post *pp) {
     for (size_t i = 0; i < pp->nsingle; i++) if (!pp->single[i].is_sequence) extra += pp->single[i].nids;
     if (extra == 0) return 0;
     size_t n = e->n;
-    if (enc_reserve(e, n + extra) != 0) return -1;
+    if (tc_encoding_reserve(e, n + extra) != 0) return -1;
     /* rebuild in place from the end */
     tc_encoding old = *e;
     uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -615,7 +615,7 @@ int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
     out->n = 0;
     int rc = tc_greedy_encode(tok->greedy, text, len, trace != NULL, &g, err);
     if (rc != TC_OK) { tc_greedy_out_free(&g); return rc; }
-    if (enc_reserve(out, g.n + 1) != 0) { tc_greedy_out_free(&g); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
+    if (tc_encoding_reserve(out, g.n + 1) != 0) { tc_greedy_out_free(&g); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
     for (size_t i = 0; i < g.n; i++) {
         out->ids[i] = g.toks[i].id;
         out->offsets[2 * i] = g.toks[i].start;
@@ -657,7 +657,7 @@ static int kestrel_run(const tc_tokenizer *tok, int version, const uint8_t *text
     out->n = 0;
     int rc = tc_kestrel_encode(tok->greedy, version, text, len, trace != NULL, &k, err);
     if (rc != TC_OK) { tc_kestrel_out_free(&k); return rc; }
-    if (enc_reserve(out, k.n + 1) != 0) { tc_kestrel_out_free(&k); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
+    if (tc_encoding_reserve(out, k.n + 1) != 0) { tc_kestrel_out_free(&k); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
     for (size_t i = 0; i < k.n; i++) {
         out->ids[i] = k.toks[i].id;
         out->offsets[2 * i] = k.toks[i].start;
@@ -718,7 +718,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         tc_trace_free(trace);
     }
     int rc = TC_OK;
-    if (enc_reserve(out, len / 3 + 16) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+    if (tc_encoding_reserve(out, len / 3 + 16) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     if (!trace && len >= CACHE_MIN_TEXT) {
         c.cache.cap = 1u << 14;
         c.cache.slots = calloc(c.cache.cap, sizeof *c.cache.slots);

@@ -520,28 +520,8 @@ static int bpe_run(bpe_ctx *c, size_t n) {
 
 /* ---- encode ----------------------------------------------------------- */
 
-static int enc_grow(tc_encoding *e, size_t need) {
-    if (need <= e->cap) return 0;
-    size_t cap = e->cap ? e->cap : 64;
-    while (cap < need) cap *= 2;
-    uint32_t *ids = realloc(e->ids, cap * sizeof *ids);
-    if (!ids) return -1;
-    e->ids = ids;
-    uint32_t *off = realloc(e->offsets, cap * 2 * sizeof *off);
-    if (!off) return -1;
-    e->offsets = off;
-    uint32_t *co = realloc(e->char_offsets, cap * 2 * sizeof *co);
-    if (!co) return -1;
-    e->char_offsets = co;
-    uint8_t *sp = realloc(e->special, cap);
-    if (!sp) return -1;
-    e->special = sp;
-    e->cap = cap;
-    return 0;
-}
-
 static int emit(tc_encoding *e, int64_t id, uint32_t b, uint32_t en) {
-    if (enc_grow(e, e->n + 1) != 0) return -1;
+    if (tc_encoding_reserve(e, e->n + 1) != 0) return -1;
     e->ids[e->n] = (uint32_t)id;
     e->offsets[2 * e->n] = b;
     e->offsets[2 * e->n + 1] = en;
