@@ -116,6 +116,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
     tmp = tempfile.mkdtemp(prefix="tokinspect-shot-")
     settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings)
+    win.quiet_errors = True
     win.resize(w, h)
     win.dark_action.setChecked(dark)
     if args.files:

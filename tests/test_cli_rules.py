@@ -247,3 +247,16 @@ def test_table_columns_line_up_after_cjk() -> None:
     starts = {display_width(row[: row.index("[")]) for row in rows}
     assert len(starts) == 1, rows
     assert ljust_display("好", 4) == "好  "
+
+
+def test_screenshot_of_a_tokenizer_greedy_refuses_finishes(tmp_path: Path) -> None:
+    # the Compare tab's encoder B (greedy) refuses a SentencePiece-style tokenizer; the error was a
+    # modal dialog, and --screenshot waited on it forever
+    phi3 = ROOT.parent / "shared" / "data" / "onnxruntime-extensions" / "phi-3-mini" / "tokenizer.json"
+    if not phi3.is_file():
+        from conftest import missing
+        missing(str(phi3))
+    r = cli("--screenshot", str(tmp_path), str(phi3), stdin=None)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert "Compare failed: greedy" in r.stderr.decode()
+    assert len(list(tmp_path.glob("*.png"))) == 8

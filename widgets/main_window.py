@@ -10,6 +10,7 @@ QSettings (organization "tokinspect").
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QFileSystemWatcher, QSettings, Qt, QTimer
@@ -53,6 +54,9 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.settings = settings or QSettings("tokinspect", "tokinspect")
+        # --screenshot renders with nobody to press OK: an error goes to the status bar and stderr
+        # instead of a modal dialog that would wait forever
+        self.quiet_errors = False
         self.doc = Document(self)
         self.sel = self.doc.selection
         self.tokenizer_path: Path | None = None
@@ -518,6 +522,10 @@ class MainWindow(QMainWindow):
         self._update_busy()
 
     def _error(self, title: str, msg: str) -> None:
+        if self.quiet_errors:
+            self.statusBar().showMessage(f"{title}: {msg.splitlines()[0] if msg else ''}")
+            print(f"tokinspect: {title}: {msg}", file=sys.stderr)
+            return
         QMessageBox.critical(self, title, msg)
 
     # ---- tabs ------------------------------------------------------------------------------
