@@ -35,7 +35,7 @@ static tiny_set *tiny_get(void) {
     if (!s.tok[0]) tiny_die("qwen json", &err);
     s.tok[1] = tc_load_hf_json((const uint8_t *)TINY_OTHER_JSON, sizeof TINY_OTHER_JSON - 1, &err);
     if (!s.tok[1]) tiny_die("other json", &err);
-    s.tok[2] = tc_load_tiktoken((const uint8_t *)TINY_TIKTOKEN, sizeof TINY_TIKTOKEN - 1, TC_PRESET_CL100K, &err);
+    s.tok[2] = tc_load_tiktoken((const uint8_t *)TINY_TIKTOKEN, sizeof TINY_TIKTOKEN - 1, TC_PRESET_GPT2, &err);  /* gpt2: no fixed size (cl100k now refuses a 700-rank file) */
     if (!s.tok[2]) tiny_die("tiktoken", &err);
     if (tc_vbin_compile(s.tok[0], &s.vbin, NULL, &err) != TC_OK) tiny_die("vbin compile", &err);
     s.tok[3] = tc_load_vocabbin(s.vbin.data, s.vbin.len, TC_PRESET_QWEN2, &err);
