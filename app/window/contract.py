@@ -108,7 +108,25 @@ class ContractModel(QObject):
                [f"note: {n}" for n in self.report.notes]
 
 
-class SampleTableModel(QAbstractTableModel):
+class _RowsTable(QAbstractTableModel):
+    """A table of `rows` under the header `COLUMNS` (the two tables of this tab)."""
+
+    COLUMNS: tuple[str, ...] = ()
+    rows: list[Any]
+
+    def rowCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.COLUMNS[section]
+        return None
+
+
+class SampleTableModel(_RowsTable):
     """The samples of a report, failed ones first: status, category, layers, first difference, text."""
 
     COLUMNS = ("", "category", "layers", "first difference", "text")
@@ -127,17 +145,6 @@ class SampleTableModel(QAbstractTableModel):
                 if f.sample is not None and f.sample not in self.details:
                     self.details[f.sample] = f.what.split(": ", 1)[-1]
         self.endResetModel()
-
-    def rowCount(self, parent: _Index = _NO_INDEX) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: _Index = _NO_INDEX) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -220,7 +227,7 @@ class VocabDiffModel(QObject):
         self.changed.emit()
 
 
-class DiffTableModel(QAbstractTableModel):
+class DiffTableModel(_RowsTable):
     COLUMNS = ("kind", "id", "old piece", "new piece")
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -231,17 +238,6 @@ class DiffTableModel(QAbstractTableModel):
         self.beginResetModel()
         self.rows = diff_rows(d) if d is not None else []
         self.endResetModel()
-
-    def rowCount(self, parent: _Index = _NO_INDEX) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: _Index = _NO_INDEX) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
