@@ -214,6 +214,26 @@ static int add_partition(tc_tokenizer *tok, const tc_gguf *g, int parse_special,
  * unk 0; add_space_prefix, add_bos true, add_eos false, then the file's keys). tokenize: each text
  * fragment gets ' ' in front when add_space_prefix (every fragment is first or follows a token), spaces
  * become U+2581 (llama_escape_whitespace), then llm_tokenizer_spm_session (spm.c). */
+/* The model's vocabulary from tokenizer.ggml.tokens (n entries), each stored
+ * string read back by `rule`, indexed; errors name the token's index. */
+static int fill_vocab(const tc_gguf *g, tc_vocab *v, uint32_t n, int rule, tc_error *err) {
+    if (tc_vocab_init(v, n) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len;
+        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
+        if (len > TC_MAX_TOKEN_BYTES)
+            return tc_error_set(err, TC_ERR_LIMIT, "GGUF: tokenizer.ggml.tokens[%u]: %u bytes is above the limit %u", i,
+                                len, TC_MAX_TOKEN_BYTES);
+        if (tc_vocab_set(v, i, s, len, rule, err) != TC_OK) {
+            char p[80];
+            snprintf(p, sizeof p, "GGUF: tokenizer.ggml.tokens[%u]: ", i);
+            tc_error_prefix(err, p);
+            return err->code;
+        }
+    }
+    return tc_vocab_build_index(v, err);
+}
+
 static tc_tokenizer *build_spm(const tc_gguf *g, int parse_special, tc_error *err) {
     uint32_t n = g->tokens.n;
     if (!g->scores || g->n_scores != n)
@@ -248,22 +268,7 @@ static tc_tokenizer *build_spm(const tc_gguf *g, int parse_special, tc_error *er
     tok->dec[1].content_len = 3;
     tok->dec[1].prepend = add_prefix;
     tok->ndec = 2;
-    if (tc_vocab_init(&m->vocab, n) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t len;
-        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
-        if (len > TC_MAX_TOKEN_BYTES) {
-            tc_error_set(err, TC_ERR_LIMIT, "GGUF: tokenizer.ggml.tokens[%u]: %u bytes is above the limit %u", i, len, TC_MAX_TOKEN_BYTES);
-            goto fail;
-        }
-        if (tc_vocab_set(&m->vocab, i, s, len, TC_BYTES_SPM, err) != TC_OK) {
-            char p[80];
-            snprintf(p, sizeof p, "GGUF: tokenizer.ggml.tokens[%u]: ", i);
-            tc_error_prefix(err, p);
-            goto fail;
-        }
-    }
-    if (tc_vocab_build_index(&m->vocab, err) != TC_OK) goto fail;
+    if (fill_vocab(g, &m->vocab, n, TC_BYTES_SPM, err) != TC_OK) goto fail;
     if (tc_pairmap_init(&m->merges, 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
     int64_t ids[TC_GGUF_NIDS];
@@ -325,22 +330,7 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
     pp->kind = TC_POST_BYTELEVEL;
     tok->decoder = TC_DEC_BYTELEVEL;
     uint32_t n = g->tokens.n;
-    if (tc_vocab_init(&m->vocab, n) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t len;
-        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
-        if (len > TC_MAX_TOKEN_BYTES) {
-            tc_error_set(err, TC_ERR_LIMIT, "GGUF: tokenizer.ggml.tokens[%u]: %u bytes is above the limit %u", i, len, TC_MAX_TOKEN_BYTES);
-            goto fail;
-        }
-        if (tc_vocab_set(&m->vocab, i, s, len, TC_BYTES_BYTELEVEL, err) != TC_OK) {
-            char p[80];
-            snprintf(p, sizeof p, "GGUF: tokenizer.ggml.tokens[%u]: ", i);
-            tc_error_prefix(err, p);
-            goto fail;
-        }
-    }
-    if (tc_vocab_build_index(&m->vocab, err) != TC_OK) goto fail;
+    if (fill_vocab(g, &m->vocab, n, TC_BYTES_BYTELEVEL, err) != TC_OK) goto fail;
     /* merges: "a b" split at the first space after the first byte (word.find(' ', 1)); rank = index */
     if (tc_pairmap_init(&m->merges, g->merges.n + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     for (uint32_t i = 0; i < g->merges.n; i++) {
