@@ -20,6 +20,7 @@ from .detect import WALK_LIMIT, identify, refusal
 from .encoding import Encoding
 from .surface import unknown_strings
 from .trace import Trace
+from .vocab_sizes import VocabSizes, vocab_sizes
 
 TokenizerError = _tokcore.TokenizerError
 
@@ -188,7 +189,16 @@ class Tokenizer:
             if self.format != "gguf":   # a GGUF is a whole model: its header alone was read
                 info["sha256"] = file_sha256(self.path)
         info["specials"] = [a for a in self.added_tokens if a["special"]]
+        info["vocab_sizes"] = self.vocab_sizes(info).as_dict()
         return info
+
+    def vocab_sizes(self, info: dict[str, object] | None = None) -> VocabSizes:
+        """The model's vocabulary, with the added tokens, and the embedding rows of a config.json beside
+        the file (vocab_sizes.py says what each is)."""
+        d = info if info is not None else json.loads(self._handle.describe())
+        total = int(self.vocab_size)
+        model = d.get("model_vocab")
+        return vocab_sizes(int(model) if isinstance(model, int) else total, total, self.path)
 
     # ---- encode / decode ---------------------------------------------------
     def _encoder(self, encoder: str) -> str:
