@@ -28,8 +28,6 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
-from tokinspect.core.tokenizer import Tokenizer
-from tokinspect.core.vocab_sizes import sizes_line
 from tokinspect.window.audit import AuditModel
 from tokinspect.window.compare import CompareModel
 from tokinspect.window.document import (
@@ -431,11 +429,9 @@ class MainWindow(QMainWindow):
         tail = f"  ·  sha256 {sha}" if sha else ""
         notes = self.doc.compat_notes
         warn = "  · ⚠ HF refuses this file" if notes else ""
-        sizes = info.get("vocab_sizes") or {}
-        size_notes = [str(n) for n in sizes.get("notes", [])]   # type: ignore[union-attr]
+        size_notes = self.doc.size_notes
         size_warn = "  · ⚠ embedding rows" if any("no embedding row" in n for n in size_notes) else ""
-        self.status_tok.setText(f"{self._shown_name(tok)}  ·  {fmt}  ·  {self._sizes_text(tok, sizes)}{tail}"
-                                f"{warn}{size_warn}")
+        self.status_tok.setText(f"{self.doc.shown_name}  ·  {fmt}  ·  {self.doc.sizes_text}{tail}{warn}{size_warn}")
         self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *size_notes, *notes]).strip("\n"))
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
@@ -445,21 +441,10 @@ class MainWindow(QMainWindow):
             self.vocab_model.ensure_index()
             self.audit_model.auto()
 
-    @staticmethod
-    def _shown_name(tok: Tokenizer) -> str:
-        """The file with its folder ("qwen3/tokenizer.json"): many tokenizers share a file name."""
-        return f"{tok.path.parent.name}/{tok.name}" if tok.path is not None and tok.path.parent.name else tok.name
-
-    @staticmethod
-    def _sizes_text(tok: Tokenizer, sizes: object) -> str:
-        """The three vocabulary sizes, as one status-bar field."""
-        return sizes_line(sizes, tok.vocab_size)
-
     def _on_load_failed(self, path: str, msg: str) -> None:
         tok = self.doc.tokenizer
         warn = "  · ⚠ HF refuses this file" if tok and self.doc.compat_notes else ""
-        self.status_tok.setText(f"{self._shown_name(tok)}  ·  {tok.format}  ·  "
-                                f"{self._sizes_text(tok, self.doc.info.get('vocab_sizes') or {})}{warn}"
+        self.status_tok.setText(f"{self.doc.shown_name}  ·  {tok.format}  ·  {self.doc.sizes_text}{warn}"
                                 if tok else "no tokenizer")
         self._error("Could not open the tokenizer", f"{path}\n\n{msg}" if path else msg)
 
