@@ -1174,6 +1174,9 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
     bad |= tc_buf_append(d, tmp, strlen(tmp));
+    if (tok->model.unk_id >= 0) snprintf(tmp, sizeof tmp, "\"unk_id\":%lld,", (long long)tok->model.unk_id);
+    else snprintf(tmp, sizeof tmp, "\"unk_id\":null,");
+    bad |= tc_buf_append(d, tmp, strlen(tmp));
     bad |= tc_buf_append(d, "\"normalizer\":[", 14);
     static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip",
                                 "BertNormalizer.clean_text", "BertNormalizer.handle_chinese_chars", "BertNormalizer.strip_accents",
