@@ -440,8 +440,10 @@ class MainWindow(QMainWindow):
         tail = f"  ·  sha256 {sha}" if sha else ""
         notes = self.doc.compat_notes
         warn = "  · ⚠ HF refuses this file" if notes else ""
-        self.status_tok.setText(f"{tok.name}  ·  {fmt}  ·  vocab {tok.vocab_size:,}{tail}{warn}")
-        self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *notes]).strip("\n"))
+        size_notes = self.doc.size_notes
+        size_warn = "  · ⚠ embedding rows" if any("no embedding row" in n for n in size_notes) else ""
+        self.status_tok.setText(f"{self.doc.shown_name}  ·  {fmt}  ·  {self.doc.sizes_text}{tail}{warn}{size_warn}")
+        self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *size_notes, *notes]).strip("\n"))
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
         self.audit_model.set_tokenizer(tok)
@@ -453,7 +455,7 @@ class MainWindow(QMainWindow):
     def _on_load_failed(self, path: str, msg: str) -> None:
         tok = self.doc.tokenizer
         warn = "  · ⚠ HF refuses this file" if tok and self.doc.compat_notes else ""
-        self.status_tok.setText(f"{tok.name}  ·  {tok.format}  ·  vocab {tok.vocab_size:,}{warn}"
+        self.status_tok.setText(f"{self.doc.shown_name}  ·  {tok.format}  ·  {self.doc.sizes_text}{warn}"
                                 if tok else "no tokenizer")
         self._error("Could not open the tokenizer", f"{path}\n\n{msg}" if path else msg)
 
