@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.tokenizer import DEFAULTS, ENCODERS, Tokenizer, file_sha256
 
+GENERIC_NAMES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.bin", "tokenizer.tiktoken")
 BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")   # SentencePiece / HF byte-fallback pieces
 
 
@@ -30,7 +31,12 @@ class Series:
 
     @property
     def label(self) -> str:
-        name = DEFAULTS[self.source][0].split(" (")[0] if self.source in DEFAULTS else Path(self.source).name
+        """"Qwen3", "phi-3-mini/tokenizer.json" (a generic file name gets its folder's), "Qwen3 [kestrel-v2]"."""
+        if self.source in DEFAULTS:
+            name = DEFAULTS[self.source][0].split(" (")[0]
+        else:
+            p = Path(self.source)
+            name = f"{p.parent.name}/{p.name}" if p.name in GENERIC_NAMES and p.parent.name else p.name
         return name if self.encoder == "bpe" else f"{name} [{self.encoder}]"
 
 

@@ -13,6 +13,7 @@
 #include "bpe.h"
 #include "wordpiece.h"
 #include "unigram.h"
+#include "wpm.h"
 #include "pretok.h"
 #include "unicode.h"
 #include "spm_model.h"
@@ -183,6 +184,8 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
     } else if (tok->model.kind == TC_MODEL_UNIGRAM) {
         int r = tc_unigram_chunk(tok, &c->bpe, chunk, clen, c->tr);
         if (r != 0) return r;
+    } else if (tok->model.kind == TC_MODEL_WPM_LLAMA) {
+        if (tc_wpm_chunk(tok, &c->bpe, chunk, clen) != 0) return -1;
     } else if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) {
         return -1;
     }

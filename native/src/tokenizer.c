@@ -329,6 +329,10 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's SPM vocabulary (a GGUF \"llama\" model): its merges come from "
                             "the pieces' scores, and it is not byte-level (spaces are \"\xE2\x96\x81\", bytes \"<0xNN>\" tokens)",
                             tc_encoder_name(enc));
+    /* a GGUF "bert" vocabulary: "bpe" is llama.cpp's WPM session (wpm.c), nothing else applies */
+    if (tok->model.kind == TC_MODEL_WPM_LLAMA && enc != TC_ENC_BPE)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's WPM vocabulary (a GGUF \"bert\" model): it matches the "
+                            "longest piece of each word and has no merges; it is not byte-level", tc_encoder_name(enc));
     /* bpe on a rank file: merges recovered from the bytes index */
     if (enc == TC_ENC_BPE && tok->model.bpe_is_rank) return prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
     if (enc == TC_ENC_BPE) {
