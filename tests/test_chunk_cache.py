@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from corpus import random_texts
 
+from corpus import random_texts
 from tokinspect import Tokenizer
 from tokinspect.core.tokenizer import plan_threads
 
