@@ -76,3 +76,39 @@ def test_text_output_and_errors(tokcore: Path, logits: Path, tmp_path: Path) -> 
                         "custom", "--order", "min_p,temperature", "--semantics", "min_p=kestrel", "--json"],
                        capture_output=True, text=True, check=True)
     assert [s["name"] for s in json.loads(r.stdout)["stages"]] == ["input", "min_p", "temperature"]
+
+
+@pytest.mark.parametrize("top", [None, "0", "7", "1"])
+def test_json_top_lists_the_most_probable_in_both_clis(tokcore: Path, tmp_path: Path, top: str | None) -> None:
+    """--json lists each stage's K most probable candidates (default 256), most probable first, ties in the
+    stage's order; both CLIs the same, and equal to the API's full stage sorted the same way."""
+    p = tmp_path / "ties.npy"
+    row = np.round(np.random.default_rng(9).standard_normal(3000) * 2, 1).astype(np.float32)   # many ties
+    np.save(p, row[None, :])
+    extra = [] if top is None else ["--json-top", top]
+    args = ["--logits", str(p), "--preset", "hf", "--top-k", "0", "--top-p", "1.0", "--min-p", "0", "--json", *extra]
+    a = json.loads(subprocess.run([str(tokcore), "sample", *args], capture_output=True, text=True, check=True).stdout)
+    b = json.loads(subprocess.run([sys.executable, "-m", "tokinspect", "sample", *args], capture_output=True,
+                                  text=True, check=True).stdout)
+    k = 256 if top is None else int(top)
+    full = run_stages(row, SamplerSettings(preset="hf", top_k=0, top_p=1.0, min_p=0.0)).stages
+    for sa, sb, st in zip(a["stages"], b["stages"], full, strict=True):
+        assert sa["ids"] == sb["ids"] and sa["listed"] == sb["listed"] and sa["kept"] == sb["kept"] == st.kept
+        assert np.allclose(sa["probs"], sb["probs"], rtol=1e-12, atol=0)
+        if k == 0 or k >= st.kept:
+            assert sa["ids"] == st.ids.tolist() and sa["listed"] == st.kept
+        else:
+            order = np.argsort(-st.probs, kind="stable")[:k]
+            assert sa["ids"] == st.ids[order].tolist() and sa["listed"] == k
+    assert len(a["stages"][0]["ids"]) == (3000 if k == 0 else k)
+
+
+def test_json_of_a_full_vocabulary_is_small_by_default(tmp_path: Path) -> None:
+    """151,669 logits: the default --json was one 4.65 MB line (every input probability); now each stage
+    lists 256 candidates."""
+    p = tmp_path / "big.npy"
+    np.save(p, np.random.default_rng(2).standard_normal((1, 151_669)).astype(np.float32))
+    r = subprocess.run([sys.executable, "-m", "tokinspect", "sample", "--logits", str(p), "--preset", "ds4", "--json"],
+                       capture_output=True, text=True, check=True)
+    j = json.loads(r.stdout)
+    assert len(r.stdout) < 100_000 and j["stages"][0]["kept"] == 151_669 and j["stages"][0]["listed"] == 256

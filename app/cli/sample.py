@@ -42,6 +42,17 @@ def cmd_sample(args: argparse.Namespace) -> int:
         return 2
 
 
+def _listed(ids: np.ndarray, probs: np.ndarray, top: int) -> dict[str, object]:
+    """A stage's candidates as --json lists them: its `top` most probable, most probable first, ties
+    (and NaN, last) in the stage's order, as tokcore's --json-top does; top 0: all, in the stage's order."""
+    if top == 0 or top >= len(ids):
+        return {"ids": ids.tolist(), "probs": [None if not np.isfinite(p) else p for p in probs.tolist()],
+                "listed": len(ids)}
+    order = np.argsort(-probs, kind="stable")[:top]
+    return {"ids": ids[order].tolist(), "probs": [None if not np.isfinite(p) else p for p in probs[order].tolist()],
+            "listed": int(top)}
+
+
 def _sample(args: argparse.Namespace) -> int:
     vocab = args.vocab
     if args.tokenizer:
@@ -54,6 +65,8 @@ def _sample(args: argparse.Namespace) -> int:
     n = args.draws
     if n < 0:
         raise ValueError("--draws must be >= 0")
+    if args.json_top < 0:
+        raise ValueError("--json-top must be >= 0")
     if args.json:
         if n <= JSON_DRAWS_LIMIT:
             res, d = sample(row, s, n)
@@ -65,7 +78,7 @@ def _sample(args: argparse.Namespace) -> int:
                      "draw_counts": {str(int(i)): int(k) for i, k in zip(c.ids, c.counts)}}
             before, after = c.rng_before, c.rng_after
         out = {"preset": res.preset, "greedy": res.greedy,
-               "stages": [{"name": st.name, "ids": st.ids.tolist(), "probs": st.probs.tolist(), "kept": st.kept,
+               "stages": [{"name": st.name, **_listed(st.ids, st.probs, args.json_top), "kept": st.kept,
                            "kept_mass": st.kept_mass, "entropy_bits": st.entropy_bits, "cutoff": st.cutoff}
                           for st in res.stages],
                **draws, "rng_before": before, "rng_after": after, "notes": res.notes,
@@ -129,4 +142,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sp.add_argument("--order", help="custom: stage order, e.g. temperature,top_k,top_p,min_p")
     sp.add_argument("--semantics", help="custom: per-stage engine rule, e.g. top_p=llama.cpp,min_p=ds4")
     sp.add_argument("--json", action="store_true", help="stages, final candidates and draws as one JSON object")
+    sp.add_argument("--json-top", type=int, default=256,
+                    help="--json: each stage lists its K most probable candidates, most probable first "
+                    "(\"listed\" says how many, \"kept\" how many the stage has); 0 lists all, in the stage's order")
     sp.set_defaults(func=cmd_sample)

@@ -24,10 +24,11 @@
 static const char SAMPLE_USAGE[] =
     "usage: tokcore sample --logits FILE [--format npy|f32|f16|bf16|text] [--vocab N | --tokenizer PATH]\n"
     "                      [--step I] --preset ds4|llama.cpp|kestrel|hf|custom [--temperature T] [--top-k K]\n"
-    "                      [--top-p P] [--min-p M] [--seed S] [--draws N] [--json]\n"
+    "                      [--top-p P] [--min-p M] [--seed S] [--draws N] [--json [--json-top K]]\n"
     "                      [--order temperature,top_k,top_p,min_p] [--semantics top_p=llama.cpp,min_p=ds4]\n"
     "Prints each stage of the preset's chain (candidates, probabilities, cut-off) and N draws from\n"
-    "one RNG seeded once with --seed. --json: {\"preset\",\"stages\":[{\"name\",\"ids\",\"probs\",...}],\"draws\"}.\n";
+    "one RNG seeded once with --seed. --json: {\"preset\",\"stages\":[{\"name\",\"ids\",\"probs\",\"listed\",\"kept\",...}],\"draws\"};\n"
+    "each stage lists its K most probable candidates (--json-top, default 256; 0: all, in the stage's order).\n";
 
 static int sample_usage(const char *msg, const char *arg) {
     fprintf(stderr, "tokcore sample: %s%s\n(tokcore sample --help for usage)\n", msg, arg ? arg : "");
@@ -140,7 +141,34 @@ static void put_lit(tc_buf *b, const char *s, int *oom) {
     if (tc_buf_append(b, s, strlen(s)) != 0) *oom = 1;
 }
 
-static int print_json(const tc_sresult *r, const int32_t *draws, uint32_t nd, const tc_draw_state *st) {
+/* --json-top: a stage lists its `top` most probable candidates, most probable first, ties (and NaN,
+ * which goes last) in the stage's own order: numpy's stable argsort of -p, what the Python CLI uses. */
+typedef struct ranked { double p; uint32_t i; } ranked;
+
+static int by_prob(const void *a, const void *b) {
+    const ranked *x = a, *y = b;
+    int xn = isnan(x->p), yn = isnan(y->p);
+    if (xn != yn) return xn ? 1 : -1;
+    if (!xn && x->p != y->p) return x->p > y->p ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The order of a stage's listed candidates (NULL: all of them, in the stage's order). */
+static uint32_t *listed(const tc_sstage *g, uint32_t top, uint32_t *n, int *oom) {
+    *n = g->n;
+    if (top == 0 || top >= g->n) return NULL;
+    ranked *rk = malloc((size_t)g->n * sizeof *rk);
+    uint32_t *ix = malloc((size_t)top * sizeof *ix);
+    if (!rk || !ix) { free(rk); free(ix); *oom = 1; *n = 0; return NULL; }
+    for (uint32_t i = 0; i < g->n; i++) { rk[i].p = g->probs[i]; rk[i].i = i; }
+    qsort(rk, g->n, sizeof *rk, by_prob);
+    for (uint32_t i = 0; i < top; i++) ix[i] = rk[i].i;
+    free(rk);
+    *n = top;
+    return ix;
+}
+
+static int print_json(const tc_sresult *r, const int32_t *draws, uint32_t nd, const tc_draw_state *st, uint32_t top) {
     tc_buf b = {0};
     int oom = 0;
     char tmp[32];
@@ -154,17 +182,22 @@ static int print_json(const tc_sresult *r, const int32_t *draws, uint32_t nd, co
         if (s) put_lit(&b, ",", &oom);
         put_lit(&b, "{\"name\":", &oom);
         put_str(&b, g->name, &oom);
+        uint32_t nl;
+        uint32_t *ix = listed(g, top, &nl, &oom);
         put_lit(&b, ",\"ids\":[", &oom);
-        for (uint32_t i = 0; i < g->n; i++) {
-            int n = snprintf(tmp, sizeof tmp, "%s%d", i ? "," : "", g->ids[i]);
+        for (uint32_t i = 0; i < nl; i++) {
+            int n = snprintf(tmp, sizeof tmp, "%s%d", i ? "," : "", g->ids[ix ? ix[i] : i]);
             if (tc_buf_append(&b, tmp, (size_t)n) != 0) oom = 1;
         }
         put_lit(&b, "],\"probs\":[", &oom);
-        for (uint32_t i = 0; i < g->n; i++) {
+        for (uint32_t i = 0; i < nl; i++) {
             if (i) put_lit(&b, ",", &oom);
-            put_num(&b, g->probs[i], &oom);
+            put_num(&b, g->probs[ix ? ix[i] : i], &oom);
         }
-        put_lit(&b, "],\"kept\":", &oom);
+        free(ix);
+        put_lit(&b, "],\"listed\":", &oom);
+        put_num(&b, nl, &oom);
+        put_lit(&b, ",\"kept\":", &oom);
         put_num(&b, g->n, &oom);
         put_lit(&b, ",\"kept_mass\":", &oom);
         put_num(&b, g->kept_mass, &oom);
@@ -213,6 +246,7 @@ int tokcore_sample_main(int argc, char **argv) {
     const char *logits_path = NULL, *format = NULL, *tokenizer = NULL, *preset = NULL, *order = NULL, *semantics = NULL;
     uint64_t vocab64 = 0, step = 0, seed = 42, ndraws = 1;
     int json = 0;
+    uint64_t json_top = 256;
     tc_sampler_params p;
     memset(&p, 0, sizeof p);
     p.temperature = 0.8f; p.top_k = 40; p.top_p = 0.95f; p.min_p = 0.05f;
@@ -234,6 +268,7 @@ int tokcore_sample_main(int argc, char **argv) {
         else if (strcmp(a, "--step") == 0) bad = parse_u64(v, &step) || step > UINT32_MAX;
         else if (strcmp(a, "--seed") == 0) bad = parse_u64(v, &seed);
         else if (strcmp(a, "--draws") == 0) bad = parse_u64(v, &ndraws) || ndraws > 100000000;
+        else if (strcmp(a, "--json-top") == 0) bad = parse_u64(v, &json_top) || json_top > UINT32_MAX;
         else if (strcmp(a, "--temperature") == 0) bad = parse_float(v, &p.temperature);
         else if (strcmp(a, "--top-k") == 0) bad = parse_i32(v, &p.top_k);
         else if (strcmp(a, "--top-p") == 0) bad = parse_float(v, &p.top_p);
@@ -283,7 +318,7 @@ int tokcore_sample_main(int argc, char **argv) {
     if (tc_sampler_run(row, lg.vocab, &p, &res, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); goto done; }
     tc_draw_state st;
     if (tc_sampler_draw(&res, &p, (uint32_t)ndraws, draws, &st, &err) != TC_OK) { fprintf(stderr, "tokcore: %s\n", err.msg); goto done; }
-    if (json) status = print_json(&res, draws, (uint32_t)ndraws, &st);
+    if (json) status = print_json(&res, draws, (uint32_t)ndraws, &st, (uint32_t)json_top);
     else {
         print_text(&res, draws, (uint32_t)ndraws, &st);
         status = fflush(stdout) == 0 ? 0 : 1;
