@@ -240,6 +240,10 @@ struct tc_tokenizer {
      * test READY with an acquire load (tc_is_prepared) before they touch
      * the fields, so nobody sees a half-built table. */
     atomic_int ix_state[TC_IX_COUNT];
+    /* chunk -> tokens results shared by all encodes (chunk_cache.c): made on
+     * first use and published with a compare-and-swap; its entries are
+     * immutable once published, so readers take no lock */
+    _Atomic(struct tc_chunk_cache *) chunk_cache;
 };
 
 /* vocab.c */
