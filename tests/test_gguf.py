@@ -237,6 +237,9 @@ def test_info_names_model_and_pre(model, kind, pre, tokcore):
     info = json.loads(subprocess.run([str(tokcore), "info", "--tokenizer", str(path)], capture_output=True,
                                      check=True).stdout)
     assert info["gguf"]["model"] == g["model"] and info["gguf"]["pre"] == pre and info["model"] == kind
+    py = json.loads(subprocess.run([sys.executable, "-m", "tokinspect", "info", str(path)], capture_output=True,
+                                   check=True).stdout)
+    assert py["gguf"]["model"] == g["model"] and py["gguf"]["pre"] == pre and py["model"] == kind
 
 
 def test_wpm_special_tokens_follow_llamacpp():
