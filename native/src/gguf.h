@@ -96,4 +96,8 @@ static inline const uint8_t *tc_gguf_at(const tc_gguf *g, const tc_gguf_strs *s,
 /* 1 when the bytes start with the GGUF magic. */
 int tc_gguf_detect(const uint8_t *data, size_t len);
 
+/* Every token's type as llama.cpp's loader leaves it (tokenizer.ggml.token_type, then its overrides by
+ * token text: gguf_attr.c), one per token, malloc'd (the caller frees it); NULL when out of memory. */
+int32_t *tc_gguf_llama_types(const tc_gguf *g);
+
 #endif

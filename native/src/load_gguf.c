@@ -55,6 +55,14 @@ void tc_describe_update(tc_tokenizer *tok, const char *format);
     "-\xf0\x90\xb2\xb2\xf0\x90\xb3\x80-\xf0\x90\xb3\xb2\xf0\x91\xa2\xa0-\xf0\x91\xa3\x9f\xf0\x9e\xa4\x80-\xf0" \
     "\x9e\xa5\x83]+"
 
+/* "[一-龥ࠀ-一가-퟿]+" as llama.cpp matches it: a regex without \\p{..} runs on std::wregex over the text with
+ * every non-ASCII whitespace code point replaced by 0x0B (unicode.cpp, unicode_regex_split: "std::wregex \\s
+ * does not mach non-ASCII whitespaces"), so U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F and U+3000
+ * never match a literal range: they are left out of U+0800-U+4E00 here */
+#define RX_DS_CJK "[\xe4\xb8\x80-\xe9\xbe\xa5\xe0\xa0\x80-\xe1\x99\xbf\xe1\x9a\x81-\xe1\xbf\xbf\xe2\x80\x8b-\xe2\x80\xa7\xe2\x80\xaa-\xe2\x80\xae\xe2\x80\xb0-\xe2\x81\x9e\xe2\x81\xa0-\xe2\xbf\xbf\xe3\x80\x81-\xe4\xb8\x80\xea\xb0\x80-\xed\x9f\xbf]+"
+/* "\\s?[!-/:-~！-／：-～‘-‟　-。]+" likewise: U+3000 (whitespace) is left out of U+3000-U+3002 */
+#define RX_DSLLM_PUNCT "\\s?[!-/:-~！-／：-～‘-‟、-。]+"
+
 typedef struct pre_rule {
     const char *names[12];        /* the `pre` strings llama.cpp maps to this type */
     const char *regex[6];         /* regex_exprs */
@@ -69,9 +77,9 @@ static const pre_rule PRE_RULES[] = {
     {{"dbrx", "smaug-bpe"}, {RX_LLAMA3}, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_DEEPSEEK_LLM */
     {{"deepseek-llm"},
-     {"[\r\n]", RX_DSLLM_LETTERS, "\\s?[!-/:-~！-／：-～‘-‟　-。]+", "\\s+$", "[一-龥ࠀ-一가-퟿]+", "\\p{N}+"}, 0, 0},
+     {"[\r\n]", RX_DSLLM_LETTERS, RX_DSLLM_PUNCT, "\\s+$", RX_DS_CJK, "\\p{N}+"}, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_DEEPSEEK_CODER */
-    {{"deepseek-coder"}, {"[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", "[一-龥ࠀ-一가-퟿]+", "\\p{N}"}, 0, 0},
+    {{"deepseek-coder"}, {"[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", RX_DS_CJK, "\\p{N}"}, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_FALCON */
     {{"falcon"}, {"[\\p{P}\\$\\+<=>\\^~\\|`]+", RX_GPT2, "[0-9][0-9][0-9]"}, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_STARCODER, REFACT, COMMAND_R, SMOLLM, CODESHELL, EXAONE, MINERVA, MELLUM2 */
@@ -188,8 +196,12 @@ static int add_partition(tc_tokenizer *tok, const tc_gguf *g, int parse_special,
     for (size_t i = 0; name && name[i] && i + 1 < sizeof low; i++)
         low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
     int phi3 = strstr(low, "phi-3") != NULL || strstr(low, "phi3") != NULL;
-    for (uint32_t i = 0; g->types && i < g->tokens.n; i++) {
-        int32_t t = g->types[i];
+    /* the types after llama.cpp's overrides by text (gguf_attr.c: Qwen2's ordinary "</s>" is CONTROL) */
+    int32_t *types = tc_gguf_llama_types(g);
+    if (!types) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    int rc = TC_OK;
+    for (uint32_t i = 0; i < g->tokens.n && rc == TC_OK; i++) {
+        int32_t t = types[i];
         uint32_t len;
         const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
         int part = t == TC_GGUF_TT_CONTROL || t == TC_GGUF_TT_USER_DEFINED || t == TC_GGUF_TT_UNKNOWN;
@@ -205,9 +217,11 @@ static int add_partition(tc_tokenizer *tok, const tc_gguf *g, int parse_special,
         memset(&sp, 0, sizeof sp);
         sp.content = (const char *)s; sp.content_len = len; sp.id = i; sp.special = t != TC_GGUF_TT_USER_DEFINED;
         sp.rstrip = rstrip;
-        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) return err->code ? err->code : TC_ERR_NOMEM;
+        sp.ascii_strip = 1;   /* tokenizer_st_partition: while (isspace(raw_text[...])), on bytes */
+        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) rc = err->code ? err->code : TC_ERR_NOMEM;
     }
-    return TC_OK;
+    free(types);
+    return rc;
 }
 
 /* tokenizer.ggml.model "llama": llama.cpp's SPM (load: LLAMA_VOCAB_TYPE_SPM; default ids bos 1, eos 2,
@@ -362,20 +376,8 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
     int add_eos = g->flags[TC_GGUF_ADD_EOS] >= 0 ? g->flags[TC_GGUF_ADD_EOS] : 0;
     if (add_bos && ids[TC_GGUF_BOS] < 0) add_bos = 0;   /* llama.cpp asserts; we add nothing */
     if (add_eos && ids[TC_GGUF_EOS] < 0) add_eos = 0;
-    /* the special-token partition: CONTROL, USER_DEFINED and UNKNOWN tokens (cache_special_tokens);
-     * CONTROL and UNKNOWN only when special tokens are parsed (tokenizer_st_partition) */
-    for (uint32_t i = 0; g->types && i < n; i++) {
-        int32_t t = g->types[i];
-        if (t != TC_GGUF_TT_CONTROL && t != TC_GGUF_TT_USER_DEFINED && t != TC_GGUF_TT_UNKNOWN) continue;
-        if (t != TC_GGUF_TT_USER_DEFINED && !parse_special) continue;
-        uint32_t len;
-        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
-        if (len == 0) continue;
-        tc_added_token_spec sp;
-        memset(&sp, 0, sizeof sp);
-        sp.content = (const char *)s; sp.content_len = len; sp.id = i; sp.special = t != TC_GGUF_TT_USER_DEFINED;
-        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) goto fail;
-    }
+    /* the special-token partition, as for SPM (add_partition) */
+    if (add_partition(tok, g, parse_special, err) != TC_OK) goto fail;
     if (set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
     tc_buf_free(&tmp);
