@@ -24,13 +24,11 @@ from __future__ import annotations
 
 import ast
 import random
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
-import unicodedata2
-from llamacpp_build import sources
+from llamacpp_build import without_newer_than_llama
 from test_gguf import NO_VECTORS, SUPPORTED, gguf_file
 
 from conftest import shared
@@ -106,34 +104,13 @@ def with_controls(texts: list[str], seed: int) -> list[str]:
     return out
 
 
-def _llama_undefined() -> list[tuple[int, int]]:
-    """The code point ranges llama.cpp's own Unicode tables leave UNDEFINED (src/unicode-data.cpp of the sdist,
-    `unicode_ranges_flags`: {start, flags} rows, each up to the next start; flag 0x0001 = UNDEFINED)."""
-    rows = [(int(a, 16), int(f, 16)) for a, f in
-            re.findall(r"\{0x([0-9A-Fa-f]+), 0x([0-9A-Fa-f]+)\}", (sources() / "src" / "unicode-data.cpp").read_text()
-                       .split("unicode_ranges_flags", 1)[1].split("};", 1)[0])]
-    assert len(rows) > 1000, len(rows)
-    return [(a, b) for (a, f), (b, _) in zip(rows, [*rows[1:], (0x110000, 0)]) if f & 0x0001]
-
-
-def newer_than_llama(texts: list[str]) -> set[str]:
-    """Characters of the texts that Unicode 16.0 (our classes, unicodedata2) assigns and llama.cpp's tables,
-    generated from an older UCD, leave undefined: a known difference (its pre-tokenizer's \\p{L} misses
-    them), kept out of these texts and reported."""
-    ranges = _llama_undefined()
-    chars = {c for t in texts for c in t if ord(c) > 0x2FFF}
-    return {c for c in chars if unicodedata2.category(c) != "Cn" and any(a <= ord(c) < b for a, b in ranges)}
-
-
 def texts_for(tok: Tokenizer, seed: int) -> list[str]:
     """N_RANDOM seeded strings: scripts, emoji, combining marks, whitespace runs, control characters, and
     the file's special tokens glued to words."""
     sep = separators(tok)[0][0]     # kept out of the texts: it separates them
     specials = [str(a["content"]) for a in tok.added_tokens if a["special"] and a["content"] != sep][:64]  # type: ignore[call-overload]
     glued = specials + [x for x in ("<s>", "</s>", "<|endoftext|>") if x != sep]
-    texts = with_controls(random_texts(seed, N_RANDOM, glued), seed)
-    newer = newer_than_llama(texts)
-    return ["".join(c for c in t if c not in newer) for t in texts]
+    return without_newer_than_llama(with_controls(random_texts(seed, N_RANDOM, glued), seed))
 
 
 def compare(model: str, exe: Path, texts: list[str]) -> None:
