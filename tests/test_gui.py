@@ -4,6 +4,7 @@ step merges, compare, chat, a bad file, cancel."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -118,6 +119,28 @@ def test_merge_steps(qtbot, win):
     # choosing a chunk selects its first token everywhere
     tp.chunk_list.setCurrentIndex(tp.chunk_list.model().index(0, 0))
     assert win.sel.index == 0 and win.table.currentIndex().row() == 0
+
+
+def test_status_bar_names_the_folder_and_the_three_sizes(qtbot, win, qwen3_json, tmp_path):
+    """The status bar shows "folder/file" (many tokenizers are called tokenizer.json) and the three
+    vocabulary sizes; a config.json with fewer embedding rows than ids is flagged, its note in the tooltip."""
+    import json
+    import shutil
+
+    from tokenizers import Tokenizer as HF
+
+    hf = HF.from_file(str(qwen3_json))
+    model, total = hf.get_vocab_size(with_added_tokens=False), hf.get_vocab_size(with_added_tokens=True)
+    d = tmp_path / "Qwen3-0.6B"
+    d.mkdir()
+    p = Path(shutil.copy(qwen3_json, d / "tokenizer.json"))
+    (d / "config.json").write_text(json.dumps({"vocab_size": model}))
+    win.open_tokenizer(p)
+    qtbot.waitUntil(lambda: win.doc.tokenizer.path == p and not win.doc.busy, timeout=WAIT)
+    text = win.status_tok.text()
+    assert text.startswith("Qwen3-0.6B/tokenizer.json  ·  ")
+    assert f"vocab {model:,} + {total - model:,} added = {total:,}  ·  embedding {model:,}" in text
+    assert "⚠ embedding rows" in text and "have no embedding row" in win.status_tok.toolTip()
 
 
 def test_open_tokenizer_json_and_bad_file(qtbot, win, qwen3_json, tmp_path):

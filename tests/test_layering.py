@@ -43,10 +43,11 @@ PARTS: dict[str, set[str]] = {
     "tokinspect.sampling": {ENGINE, "tokinspect.core"},
     "tokinspect.board": {"tokinspect.core", "tokinspect.formats"},
     "tokinspect.contract": {ENGINE, "tokinspect.core", "tokinspect.formats", "tokinspect.board"},
+    "tokinspect.languages": {ENGINE, "tokinspect.core"},                # corpora, per-language figures, reports
     "tokinspect.window": {"tokinspect.core", "tokinspect.formats", "tokinspect.analysis", "tokinspect.sampling",
-                          "tokinspect.board", "tokinspect.contract", "tokinspect.resources"},
+                          "tokinspect.board", "tokinspect.contract", "tokinspect.languages", "tokinspect.resources"},
     "tokinspect.cli": {"tokinspect.core", "tokinspect.formats", "tokinspect.analysis", "tokinspect.sampling",
-                       "tokinspect.board", "tokinspect.contract", "tokinspect.gui"},
+                       "tokinspect.board", "tokinspect.contract", "tokinspect.languages", "tokinspect.gui"},
     "tokinspect.gui": {"tokinspect.window", "tokinspect.widgets", "tokinspect.resources"},   # the GUI entry
     "tokinspect.widgets": {"tokinspect.window"},                    # + PLAIN
     "tokinspect.resources": set(),

@@ -16,8 +16,8 @@ lstrip/rstrip (which would eat the texts' edge spaces), no text contains it, and
 with exactly one separator between texts. test_batching_equals_single_calls checks the scheme itself:
 texts one per process against the same texts batched.
 
-Files: every vendored vocab the loader opens. Not here yet: bert-bge (model "bert"), nomic-bert-moe
-("t5") and gemma-4 ("gemma4"), which the loader refuses today (test_gguf.test_unsupported_models_are_refused).
+Files: every vendored vocab the loader opens (test_gguf's SUPPORTED and NO_VECTORS). Not here yet:
+nomic-bert-moe ("t5"), which the loader refuses today (test_gguf.test_unsupported_models_are_refused).
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def test_bos_and_no_parse_special_one_call_each(model, llama_tokenize):
 
 # each rule the differential test found, on the text that shows it (llama-cpp-python 0.3.36's llama.cpp):
 RULES = [
-    # llama_vocab::impl::load, EOG texts: an ordinary "</s>" becomes CONTROL (native/src/gguf_attr.c)
+    # llama_vocab::impl::load, EOG texts: an ordinary "</s>" becomes CONTROL (native/src/gguf_vocab.c)
     ("qwen2", "a</s>b </s>"),
     # tokenizer_st_partition: phi-3's rstrip removes ASCII whitespace only (isspace on bytes), not U+2028/U+00A0
     ("phi-3", "x[PAD32039]\u2028y[PAD32060]\u00a0z<|end|> \u3000w"),

@@ -228,12 +228,10 @@ def test_damaged_real_files_never_crash(tmp_path, name):
     assert refused > 100 and loaded > 0
 
 
-def test_unigram_refused_by_name():
+def test_unigram_models_load():
+    """The Unigram files load as Unigram (their encoding against sentencepiece: tests/test_spm_unigram.py)."""
     for name in UNIGRAM_MODELS:
-        p = model_path(name)
-        with pytest.raises(TokenizerError) as ei:
-            load_ours(p)
-        assert str(ei.value) == f"{p}: SentencePiece model: trainer_spec.model_type UNIGRAM is not supported (BPE is)"
+        assert load_ours(model_path(name)).describe()["model"] == "Unigram"
 
 
 def test_cli_encode_and_info(model, tokcore):

@@ -3,7 +3,7 @@
 Inspect tab: the text pane, the token table and the byte pane (left), the
 trace and stats (right). Every pane follows `Document.selection`; selecting
 in any pane calls `selection.select`, and the window fans the change out.
-Other tabs: Compare, Chat, Vocabulary, Sampling, Board. Files open by menu, drag and drop,
+Other tabs: Compare, Chat, Vocabulary, Sampling, Board, Contract, Languages. Files open by menu, drag and drop,
 the command line and the recent list; layout and options persist in
 QSettings (organization "tokinspect").
 """
@@ -149,6 +149,17 @@ class MainWindow(QMainWindow):
         self.contract = ContractTab(self.contract_model, self.vocab_diff_model)
         self.splitters["contract/split"] = self.contract.splitter
         self.tabs.addTab(self.contract, "Contract")
+        # Languages (a parallel corpus measured per language and script; a click opens a text in Inspect)
+        from tokinspect.window.languages import LanguagesModel
+
+        from .languages_tab import LanguagesTab
+
+        self.languages_model = LanguagesModel(self.doc, self)
+        self.languages = LanguagesTab(self.languages_model)
+        self.splitters["languages/split"] = self.languages.splitter
+        self.languages.inspectText.connect(lambda text: self.inspect_sample(text, 0))
+        self.languages_model.failed.connect(lambda m: self._error("Languages", m))
+        self.tabs.addTab(self.languages, "Languages")
 
     def _action(self, menu: object, text: str, slot: object, shortcut: object = None,
                 checkable: bool = False) -> QAction:
@@ -429,8 +440,10 @@ class MainWindow(QMainWindow):
         tail = f"  ·  sha256 {sha}" if sha else ""
         notes = self.doc.compat_notes
         warn = "  · ⚠ HF refuses this file" if notes else ""
-        self.status_tok.setText(f"{tok.name}  ·  {fmt}  ·  vocab {tok.vocab_size:,}{tail}{warn}")
-        self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *notes]).strip("\n"))
+        size_notes = self.doc.size_notes
+        size_warn = "  · ⚠ embedding rows" if any("no embedding row" in n for n in size_notes) else ""
+        self.status_tok.setText(f"{self.doc.shown_name}  ·  {fmt}  ·  {self.doc.sizes_text}{tail}{warn}{size_warn}")
+        self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *size_notes, *notes]).strip("\n"))
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
         self.audit_model.set_tokenizer(tok)
@@ -442,7 +455,7 @@ class MainWindow(QMainWindow):
     def _on_load_failed(self, path: str, msg: str) -> None:
         tok = self.doc.tokenizer
         warn = "  · ⚠ HF refuses this file" if tok and self.doc.compat_notes else ""
-        self.status_tok.setText(f"{tok.name}  ·  {tok.format}  ·  vocab {tok.vocab_size:,}{warn}"
+        self.status_tok.setText(f"{self.doc.shown_name}  ·  {tok.format}  ·  {self.doc.sizes_text}{warn}"
                                 if tok else "no tokenizer")
         self._error("Could not open the tokenizer", f"{path}\n\n{msg}" if path else msg)
 

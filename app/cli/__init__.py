@@ -1,6 +1,6 @@
 """The `tokinspect` command line: the dispatcher (`main`, the console script) and one module per
 command group: `tokens` (encode, decode, trace, info), `vocab` (vocab compile|audit|diff, compare),
-`sample`, `board`, `contract` (freeze, verify).
+`sample`, `board`, `contract` (freeze, verify), `languages`.
 
 No arguments, or a first argument that is an existing file, opens the
 window instead (tokinspect.gui, imported only then, so the CLI works
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .board import register as register_board
     from .contract import register as register_contract
+    from .languages import register as register_languages
     from .sample import register as register_sample
     from .tokens import register as register_tokens
     from .vocab import register as register_vocab
@@ -52,10 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
     register_board(sub)
     register_sample(sub)
     register_contract(sub)
+    register_languages(sub)
     return p
 
 
-SUBCOMMANDS = ("encode", "decode", "trace", "info", "vocab", "compare", "board", "sample", "contract")
+SUBCOMMANDS = ("encode", "decode", "trace", "info", "vocab", "compare", "board", "sample", "contract",
+               "languages")
 GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with", "--encoder", "--encoder-b",
              "--contract")
 

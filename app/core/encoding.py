@@ -13,6 +13,7 @@ module alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -61,21 +62,33 @@ class Encoding:
     byte_offsets: np.ndarray
     special_mask: np.ndarray
     _tokenizer: Vocabulary = field(repr=False, compare=False)
+    # a Unigram model's unknowns: {token index: the text it covers}, computed on first use of `tokens`
+    _surface: Callable[[], dict[int, str]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_native(cls, raw: tuple[bytes, bytes, bytes, bytes], tok: Vocabulary) -> Encoding:
-        """The engine's four buffers (ids, byte offsets, character offsets, special mask) as an Encoding."""
+    def from_native(cls, raw: tuple[bytes, bytes, bytes, bytes], tok: Vocabulary,
+                    surface: Callable[[Encoding], dict[int, str]] | None = None) -> Encoding:
+        """The engine's four buffers (ids, byte offsets, character offsets, special mask) as an Encoding.
+        `surface`, given the encoding, names the tokens whose HF string is the text they cover."""
         ids, offs, char_offs, special = _arrays(raw)
-        return cls(ids, char_offs, offs, special, tok)
+        enc = cls(ids, char_offs, offs, special, tok)
+        if surface is not None:
+            object.__setattr__(enc, "_surface", lambda: surface(enc))
+        return enc
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
 
     @cached_property
     def tokens(self) -> list[str]:
-        """The token strings as stored in the vocabulary (e.g. "Ġapple")."""
+        """The token strings as HF gives them: the vocabulary's (e.g. "Ġapple"), and for a Unigram
+        model's unknown the text it covers (HF and sentencepiece do so), not "<unk>"."""
         get = self._tokenizer._handle.id_to_token
-        return [get(int(i)) or "" for i in self.ids]
+        out = [get(int(i)) or "" for i in self.ids]
+        if self._surface is not None:
+            for k, text in self._surface().items():
+                out[k] = text
+        return out
 
     @cached_property
     def token_bytes(self) -> list[bytes]:

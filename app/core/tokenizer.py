@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import _tokcore
 from .defaults import qwen_tiktoken_path
 from .detect import WALK_LIMIT, identify, refusal
 from .encoding import Encoding
+from .surface import unknown_strings
 from .trace import Trace
+from .vocab_sizes import VocabSizes, vocab_sizes
 
 TokenizerError = _tokcore.TokenizerError
 
@@ -49,6 +53,11 @@ class Tokenizer:
         self.name = name
         self.path = path
         self.format = fmt
+        info = json.loads(handle.describe())  # type: ignore[attr-defined]
+        unk = info.get("unk_id")
+        # a Unigram model's unknowns are named by the text they cover (surface.py)
+        self._lattice_unk: int | None = int(unk) if "Unigram" in str(info.get("model", "")) and unk is not None \
+            else None
 
     # ---- loading -------------------------------------------------------
     @classmethod
@@ -182,7 +191,16 @@ class Tokenizer:
             if self.format != "gguf":   # a GGUF is a whole model: its header alone was read
                 info["sha256"] = file_sha256(self.path)
         info["specials"] = [a for a in self.added_tokens if a["special"]]
+        info["vocab_sizes"] = self.vocab_sizes(info).as_dict()
         return info
+
+    def vocab_sizes(self, info: dict[str, object] | None = None) -> VocabSizes:
+        """The model's vocabulary, with the added tokens, and the embedding rows of a config.json beside
+        the file (vocab_sizes.py says what each is)."""
+        d = info if info is not None else json.loads(self._handle.describe())
+        total = int(self.vocab_size)
+        model = d.get("model_vocab")
+        return vocab_sizes(int(model) if isinstance(model, int) else total, total, self.path)
 
     # ---- encode / decode ---------------------------------------------------
     def _encoder(self, encoder: str) -> str:
@@ -203,12 +221,40 @@ class Tokenizer:
         "kestrel-v2" (the real board engine; add_special_tokens has no effect
         on these three).
         """
-        return Encoding.from_native(self._handle.encode(text, add_special_tokens, self._encoder(encoder)), self)
+        raw = self._handle.encode(text, add_special_tokens, self._encoder(encoder))
+        return Encoding.from_native(raw, self, self._surface(text, add_special_tokens, encoder))
 
     def encode_batch(self, texts: Sequence[str | bytes], add_special_tokens: bool = True,
-                     encoder: str = "bpe") -> list[Encoding]:
-        return [Encoding.from_native(raw, self)
-                for raw in self._handle.encode_batch(list(texts), add_special_tokens, self._encoder(encoder))]
+                     encoder: str = "bpe", threads: int | None = None) -> list[Encoding]:
+        """Encodes many texts, in order. threads: how many at once (None: every core for a batch of
+        PARALLEL_MIN_BYTES or more, else one). The engine runs without the GIL and a handle needs no
+        lock, so each thread encodes its own slices of the batch on the same handle."""
+        texts = list(texts)
+        enc = self._encoder(encoder)
+        n = plan_threads(texts, threads)
+        if n <= 1:
+            raws = self._handle.encode_batch(texts, add_special_tokens, enc)
+        else:
+            raws = []
+            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="tokinspect-encode") as pool:
+                for part in pool.map(lambda sl: self._handle.encode_batch(texts[sl], add_special_tokens, enc),
+                                     slices(texts, n * SLICES_PER_THREAD)):
+                    raws.extend(part)
+        return [Encoding.from_native(raw, self, self._surface(t, add_special_tokens, encoder))
+                for t, raw in zip(texts, raws)]
+
+    def _surface(self, text: str | bytes, add_special_tokens: bool,
+                 encoder: str) -> Callable[[Encoding], dict[int, str]] | None:
+        """For a Unigram model's own encoder: what names its unknowns by their text, on first use."""
+        unk = self._lattice_unk
+        if unk is None or encoder != "bpe":
+            return None
+
+        def strings(enc: Encoding) -> dict[int, str]:
+            if not (enc.ids == unk).any():
+                return {}
+            return unknown_strings(self.trace(text, add_special_tokens, encoder), unk, self.token_to_id)
+        return strings
 
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:
         return bytes(self._handle.decode([int(i) for i in ids], skip_special_tokens))
@@ -224,6 +270,35 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.name!r}, format={self.format}, vocab_size={self.vocab_size})"
+
+
+PARALLEL_MIN_BYTES = 1 << 18   # below this a batch runs on one thread: starting threads costs more
+SLICES_PER_THREAD = 4          # a slow slice (one long text) leaves the other threads work to take
+
+
+def plan_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
+    """How many threads encode this batch (threads=None: every core when the batch is large)."""
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, not {threads!r}")
+        return min(threads, max(1, len(texts)))
+    if sum(len(t) for t in texts) < PARALLEL_MIN_BYTES:
+        return 1
+    return min(os.cpu_count() or 1, len(texts))
+
+
+def slices(texts: Sequence[str | bytes], parts: int) -> list[slice]:
+    """Contiguous slices of about equal size (in characters or bytes), in order."""
+    total = sum(len(t) for t in texts) or 1
+    out, start, acc = [], 0, 0
+    for i, t in enumerate(texts):
+        acc += len(t)
+        if acc * parts >= total * (len(out) + 1) and i + 1 > start:
+            out.append(slice(start, i + 1))
+            start = i + 1
+    if start < len(texts):
+        out.append(slice(start, len(texts)))
+    return out
 
 
 def file_sha256(path: Path) -> str:

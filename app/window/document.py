@@ -33,6 +33,7 @@ from ..analysis.text import trace as trace_text
 from ..core.pieces import visible
 from ..core.tokenizer import ENCODERS, Tokenizer
 from ..core.trace import Trace
+from ..core.vocab_sizes import sizes_line
 from ..formats.chat_template import ROLES, ChatTemplate, ChatTemplateError, find_template, render
 from ..formats.vocab_search import VocabIndex
 from .trace_rows import (
@@ -127,6 +128,25 @@ class Document(QObject):
     def compat_notes(self) -> list[str]:
         """What HF tokenizers refuses in the loaded file (describe's hf_compat)."""
         return [str(n) for n in self.info.get("hf_compat", []) or []]
+
+    @property
+    def shown_name(self) -> str:
+        """The tokenizer as the status bar names it: "folder/file" (many are called tokenizer.json)."""
+        tok = self.tokenizer
+        if tok is None:
+            return ""
+        return f"{tok.path.parent.name}/{tok.name}" if tok.path is not None and tok.path.parent.name else tok.name
+
+    @property
+    def sizes_text(self) -> str:
+        """The three vocabulary sizes as one field ("vocab 151,643 + 26 added = 151,669 · embedding ...")."""
+        return sizes_line(self.info.get("vocab_sizes"), self.tokenizer.vocab_size if self.tokenizer else 0)
+
+    @property
+    def size_notes(self) -> list[str]:
+        """What the vocabulary sizes' disagreement means (vocab_sizes.py), for the tooltip."""
+        sizes = self.info.get("vocab_sizes") or {}
+        return [str(n) for n in sizes.get("notes", [])] if isinstance(sizes, dict) else []
 
     def stats(self) -> stats.Stats | None:
         a = self.analysis

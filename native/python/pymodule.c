@@ -18,6 +18,7 @@
 #include "../src/vocabbin.h"
 #include "../src/sampler.h"
 #include "../src/logits.h"
+#include "../src/wpm.h"
 
 #define MAX_FILE_BYTES ((size_t)2 << 30)
 
@@ -559,6 +560,21 @@ static PyObject *mod_unicode_script(PyObject *mod, PyObject *args) {
     return PyUnicode_FromString(tc_unicode_script_name(tc_unicode_script((uint32_t)cp)));
 }
 
+/* llama_unicode_tables() -> (flags, lower, nfd): llama.cpp's code point tables as the WPM encoder
+ * reads them (wpm.h), each a bytes object of 0x110000 native uint32 values (for tests) */
+static PyObject *mod_llama_unicode_tables(PyObject *mod, PyObject *args) {
+    (void)mod; (void)args;
+    PyObject *out[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; k++) {
+        out[k] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)0x110000 * 4);
+        if (!out[k]) { Py_XDECREF(out[0]); Py_XDECREF(out[1]); return NULL; }
+        uint32_t *v = (uint32_t *)PyBytes_AS_STRING(out[k]);
+        for (uint32_t cp = 0; cp < 0x110000; cp++)
+            v[cp] = k == 0 ? tc_llama_cpt_flags(cp) : k == 1 ? tc_llama_tolower(cp) : tc_llama_nfd(cp);
+    }
+    return Py_BuildValue("(NNN)", out[0], out[1], out[2]);
+}
+
 /* vocab_bin_audit(data: bytes) -> JSON text; raises on a malformed file */
 static PyObject *mod_vbin_audit(PyObject *mod, PyObject *args) {
     (void)mod;
@@ -820,6 +836,7 @@ static PyMethodDef mod_methods[] = {
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
     {"vocab_bin_audit", mod_vbin_audit, METH_VARARGS, "vocab_bin_audit(data) -> JSON text"},
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
+    {"llama_unicode_tables", mod_llama_unicode_tables, METH_NOARGS, "llama_unicode_tables() -> (flags, lower, nfd) as uint32 bytes"},
     {"unicode_script", mod_unicode_script, METH_VARARGS, "unicode_script(cp) -> script name in HF's UnicodeScripts table"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},

@@ -188,6 +188,18 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         }
     }
 
+    /* gemma4 (llm_tokenizer_bpe_session::tokenize, "fix for gemma 4"): a word of only '\n' that is a
+     * token is that token */
+    if (m->newline_runs_whole && !rank_mode) {
+        size_t k = 0;
+        while (k < len && chunk[k] == '\n') k++;
+        int64_t id = k == len ? tc_vocab_find(&m->vocab, chunk, len) : -1;
+        if (id >= 0) {
+            if (tr && trace_push_sym(tr, (uint32_t)id) != 0) return -1;
+            return emit(sc, (uint32_t)id, 0, (uint32_t)len);
+        }
+    }
+
     /* 1. initial symbols. subtle: as HF's Word::add, a symbol's offsets come
      * from the running sum of the lengths of the symbols before it, so a
      * dropped unit (no id, no unk) shifts the offsets after it left. */

@@ -186,7 +186,8 @@ typedef enum tc_model_kind {
     TC_MODEL_WORDPIECE,   /* wordpiece.c: greedy longest-match-first per word */
     TC_MODEL_WORDLEVEL,   /* wordpiece.c: one vocabulary lookup per word */
     TC_MODEL_SPM_LLAMA,    /* llama.cpp's SPM (GGUF "llama"): score-ordered merges, spm.c */
-    TC_MODEL_UNIGRAM          /* unigram.h: Viterbi over piece scores */
+    TC_MODEL_UNIGRAM,         /* unigram.h: Viterbi over piece scores */
+    TC_MODEL_WPM_LLAMA        /* llama.cpp's WPM (GGUF "bert"): its own split, then longest match, wpm.c */
 } tc_model_kind;
 
 struct tc_unigram;
@@ -206,7 +207,9 @@ typedef struct tc_model {
     int byte_fallback;
     int64_t fallback_ids[256];   /* id of "<0xNN>", -1 if absent */
     uint32_t max_input_chars_per_word;   /* WORDPIECE: a longer word is the unk token */
-    uint32_t max_key_len;        /* WORDPIECE, WORDLEVEL: the longest vocabulary string (bytes) */
+    uint32_t max_key_len;        /* WORDPIECE, WORDLEVEL, WPM_LLAMA: the longest vocabulary string (bytes) */
+    int wpm_lowercase, wpm_strip_accents;   /* WPM_LLAMA: llama.cpp's normalizer options */
+    int newline_runs_whole;      /* BPE_MERGES: a chunk of only '\n' that is a token is that token (gemma4) */
     float *scores;               /* SPM_LLAMA: each id's score (owned), else NULL */
     struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
 } tc_model;
@@ -237,6 +240,10 @@ struct tc_tokenizer {
      * test READY with an acquire load (tc_is_prepared) before they touch
      * the fields, so nobody sees a half-built table. */
     atomic_int ix_state[TC_IX_COUNT];
+    /* chunk -> tokens results shared by all encodes (chunk_cache.c): made on
+     * first use and published with a compare-and-swap; its entries are
+     * immutable once published, so readers take no lock */
+    _Atomic(struct tc_chunk_cache *) chunk_cache;
 };
 
 /* vocab.c */

@@ -81,7 +81,7 @@ static const char *const ID_KEYS[TC_GGUF_NIDS] = {
 /* llama.cpp's key names (src/llama-arch.cpp LLM_KV_NAMES): "seperator" is its spelling */
 static const char *const FLAG_KEYS[TC_GGUF_NFLAGS] = {
     "add_bos_token", "add_eos_token", "add_sep_token", "add_space_prefix", "remove_extra_whitespaces",
-    "treat_whitespace_as_suffix"};
+    "treat_whitespace_as_suffix", "normalizer.lowercase", "normalizer.strip_accents"};
 static const char *const TYPE_NAMES[TC_GGUF_NTYPES] = {
     "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"};
 static const uint8_t TYPE_SIZE[TC_GGUF_NTYPES] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};

@@ -50,7 +50,9 @@ typedef enum tc_gguf_idkey {
 /* Flags read from tokenizer.ggml.<name> (-1 when absent). */
 typedef enum tc_gguf_flagkey {
     TC_GGUF_ADD_BOS, TC_GGUF_ADD_EOS, TC_GGUF_ADD_SEP, TC_GGUF_ADD_SPACE_PREFIX,
-    TC_GGUF_REMOVE_EXTRA_WS, TC_GGUF_TREAT_WS_AS_SUFFIX, TC_GGUF_NFLAGS
+    TC_GGUF_REMOVE_EXTRA_WS, TC_GGUF_TREAT_WS_AS_SUFFIX,
+    TC_GGUF_NORM_LOWERCASE, TC_GGUF_NORM_STRIP_ACCENTS,   /* tokenizer.ggml.normalizer.* (WPM) */
+    TC_GGUF_NFLAGS
 } tc_gguf_flagkey;
 
 /* The name of an id key ("bos", "eos", ...) and of a flag ("add_bos_token", ...). */
@@ -95,9 +97,5 @@ static inline const uint8_t *tc_gguf_at(const tc_gguf *g, const tc_gguf_strs *s,
 
 /* 1 when the bytes start with the GGUF magic. */
 int tc_gguf_detect(const uint8_t *data, size_t len);
-
-/* Every token's type as llama.cpp's loader leaves it (tokenizer.ggml.token_type, then its overrides by
- * token text: gguf_attr.c), one per token, malloc'd (the caller frees it); NULL when out of memory. */
-int32_t *tc_gguf_llama_types(const tc_gguf *g);
 
 #endif

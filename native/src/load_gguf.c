@@ -11,9 +11,12 @@
  * UNKNOWN tokens only when special tokens are parsed, USER_DEFINED always),
  * add-bos/eos from the type's defaults and the file's flags. "llama"
  * (llama.cpp's SPM): the space prefix and escaping of each fragment, then
- * spm.c's score-ordered merges with "<0xNN>" byte fallback.
- * Does not (refused with the reason): "bert" (WPM), "t5" (UGM), "gemma4"
- * and the other vocabulary types, and `pre` types outside the table.
+ * spm.c's score-ordered merges with "<0xNN>" byte fallback. "gemma4" (the BPE
+ * type with pre type GEMMA4): raw UTF-8 with spaces escaped to U+2581, one
+ * split on '\n' runs, "<0xNN>" byte tokens (gguf_vocab.c). "bert" (WPM) is
+ * built by gguf_vocab.c and encoded by wpm.c.
+ * Does not (refused with the reason): "t5" (UGM) and the other vocabulary
+ * types, and `pre` types outside the table.
  * Known approximations: overlapping special tokens are matched
  * leftmost-longest (llama.cpp takes them longest first over the whole text);
  * a merge whose result is not a token is dropped (llama.cpp merges it and
@@ -25,6 +28,7 @@
 #include "engine.h"
 #include "gguf.h"
 #include "pretok.h"
+#include "gguf_build.h"
 
 void tc_describe_update(tc_tokenizer *tok, const char *format);
 
@@ -67,36 +71,43 @@ typedef struct pre_rule {
     const char *names[12];        /* the `pre` strings llama.cpp maps to this type */
     const char *regex[6];         /* regex_exprs */
     int ignore_merges, add_bos;   /* llama_vocab::impl::load's per-pre settings */
+    /* LLAMA_VOCAB_PRE_TYPE_GEMMA4 (llm_tokenizer_bpe::llm_tokenizer_bpe: byte_encode = false; load:
+     * escape_whitespaces = true, add_bos forced on): SentencePiece-style BPE on raw UTF-8, spaces as
+     * U+2581, "<0xNN>" byte tokens; llm_tokenizer_bpe_session::tokenize takes a word of only '\n'
+     * whole when it is a token */
+    int spm_style;
 } pre_rule;
 
 static const pre_rule PRE_RULES[] = {
     /* LLAMA_VOCAB_PRE_TYPE_LLAMA3: ignore_merges, add_bos */
     {{"llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2", "jina-v5-nano"},
-     {RX_LLAMA3}, 1, 1},
+     {RX_LLAMA3}, 1, 1, 0},
     /* LLAMA_VOCAB_PRE_TYPE_DBRX, SMAUG: same regex as llama3 */
-    {{"dbrx", "smaug-bpe"}, {RX_LLAMA3}, 0, 0},
+    {{"dbrx", "smaug-bpe"}, {RX_LLAMA3}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_DEEPSEEK_LLM */
     {{"deepseek-llm"},
-     {"[\r\n]", RX_DSLLM_LETTERS, RX_DSLLM_PUNCT, "\\s+$", RX_DS_CJK, "\\p{N}+"}, 0, 0},
+     {"[\r\n]", RX_DSLLM_LETTERS, RX_DSLLM_PUNCT, "\\s+$", RX_DS_CJK, "\\p{N}+"}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_DEEPSEEK_CODER */
-    {{"deepseek-coder"}, {"[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", RX_DS_CJK, "\\p{N}"}, 0, 0},
+    {{"deepseek-coder"}, {"[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", RX_DS_CJK, "\\p{N}"}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_FALCON */
-    {{"falcon"}, {"[\\p{P}\\$\\+<=>\\^~\\|`]+", RX_GPT2, "[0-9][0-9][0-9]"}, 0, 0},
+    {{"falcon"}, {"[\\p{P}\\$\\+<=>\\^~\\|`]+", RX_GPT2, "[0-9][0-9][0-9]"}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_STARCODER, REFACT, COMMAND_R, SMOLLM, CODESHELL, EXAONE, MINERVA, MELLUM2 */
     {{"starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2"},
-     {"\\p{N}", RX_GPT2}, 0, 0},
+     {"\\p{N}", RX_GPT2}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_GPT2, MPT, OLMO, JAIS (and exaone4, roberta-bpe... mapped to GPT2) */
     {{"gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
       "modern-bert", "mpt", "olmo"},
-     {RX_GPT2}, 0, 0},
-    {{"jais", "exaone4", "jina-v1-en", "jina-v2-code", "roberta-bpe"}, {RX_GPT2}, 0, 0},
+     {RX_GPT2}, 0, 0, 0},
+    {{"jais", "exaone4", "jina-v1-en", "jina-v2-code", "roberta-bpe"}, {RX_GPT2}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_STABLELM2, QWEN2, HUNYUAN, SOLAR_OPEN */
     {{"qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "stablelm2", "megrez", "hunyuan", "solar-open"},
-     {RX_QWEN2}, 0, 0},
+     {RX_QWEN2}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_QWEN35 */
-    {{"qwen35"}, {RX_QWEN35}, 0, 0},
+    {{"qwen35"}, {RX_QWEN35}, 0, 0, 0},
+    /* LLAMA_VOCAB_PRE_TYPE_GEMMA4: tokenizer.ggml.model "gemma4" sets pre "gemma4" (load) */
+    {{"gemma4", "granite-embed-multi-311m"}, {"[^\\n]+|[\\n]+"}, 0, 1, 1},
     /* LLAMA_VOCAB_PRE_TYPE_DEFAULT ("default", or no `pre` at all) */
-    {{"default"}, {"[\\p{P}\\$\\+<=>\\^~\\|]+", RX_GPT2, "\\p{N}+", "[0-9][0-9][0-9]"}, 0, 0},
+    {{"default"}, {"[\\p{P}\\$\\+<=>\\^~\\|]+", RX_GPT2, "\\p{N}+", "[0-9][0-9][0-9]"}, 0, 0, 0},
 };
 
 static const pre_rule *find_pre(const char *pre) {
@@ -109,7 +120,7 @@ static const pre_rule *find_pre(const char *pre) {
 
 /* ---- building --------------------------------------------------------- */
 
-static int add_pretok_regex(tc_tokenizer *tok, const char *rx, tc_error *err) {
+int tc_gguf_add_regex(tc_tokenizer *tok, const char *rx, tc_error *err) {
     if (tok->npretok >= TC_MAX_PRETOK - 1) return tc_error_set(err, TC_ERR_LIMIT, "GGUF: too many pre-tokenizer regexes");
     tc_pretok *pt = &tok->pretok[tok->npretok++];
     memset(pt, 0, sizeof *pt);
@@ -125,7 +136,7 @@ static int add_pretok_regex(tc_tokenizer *tok, const char *rx, tc_error *err) {
     return TC_OK;
 }
 
-static int set_template(tc_tokenizer *tok, int64_t bos, int64_t eos, tc_error *err) {
+int tc_gguf_set_template(tc_tokenizer *tok, int64_t bos, int64_t eos, tc_error *err) {
     if (bos < 0 && eos < 0) return TC_OK;
     tc_post *pp = &tok->post[tok->npost++];
     memset(pp, 0, sizeof *pp);
@@ -151,7 +162,7 @@ static int json_str(tc_buf *b, const char *s) {
 }
 
 /* Appends "gguf": {...} (types, special ids, flags as llama.cpp uses them) to the description. */
-static int describe_gguf(tc_tokenizer *tok, const tc_gguf *g, int add_bos, int add_eos, int parse_special,
+int tc_gguf_describe(tc_tokenizer *tok, const tc_gguf *g, int add_bos, int add_eos, int parse_special,
                          const int64_t *ids) {
     tc_buf *d = &tok->describe;
     /* the description ends "}" and its NUL */
@@ -186,43 +197,6 @@ static int describe_gguf(tc_tokenizer *tok, const tc_gguf *g, int add_bos, int a
     return bad;
 }
 
-/* The special-token partition (cache_special_tokens, tokenizer_st_partition): CONTROL, USER_DEFINED
- * and UNKNOWN tokens, CONTROL and UNKNOWN only when special tokens are parsed. rstrip: phi-3's rule
- * (load: a model name containing "phi-3"/"phi3" gives every such token RSTRIP, and "</s>" too, but not
- * "<unk>", "<s>", "<|endoftext|>"). */
-static int add_partition(tc_tokenizer *tok, const tc_gguf *g, int parse_special, tc_error *err) {
-    const char *name = tc_gguf_str(g, g->name);
-    char low[128] = {0};
-    for (size_t i = 0; name && name[i] && i + 1 < sizeof low; i++)
-        low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
-    int phi3 = strstr(low, "phi-3") != NULL || strstr(low, "phi3") != NULL;
-    /* the types after llama.cpp's overrides by text (gguf_attr.c: Qwen2's ordinary "</s>" is CONTROL) */
-    int32_t *types = tc_gguf_llama_types(g);
-    if (!types) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
-    int rc = TC_OK;
-    for (uint32_t i = 0; i < g->tokens.n && rc == TC_OK; i++) {
-        int32_t t = types[i];
-        uint32_t len;
-        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
-        int part = t == TC_GGUF_TT_CONTROL || t == TC_GGUF_TT_USER_DEFINED || t == TC_GGUF_TT_UNKNOWN;
-        int rstrip = phi3 && part;
-        if (phi3 && len == 4 && memcmp(s, "</s>", 4) == 0) rstrip = 1;
-        if (phi3 && ((len == 5 && memcmp(s, "<unk>", 5) == 0) || (len == 3 && memcmp(s, "<s>", 3) == 0) ||
-                     (len == 13 && memcmp(s, "<|endoftext|>", 13) == 0)))
-            rstrip = 0;
-        if (!part) continue;
-        if (t != TC_GGUF_TT_USER_DEFINED && !parse_special) continue;
-        if (len == 0) continue;
-        tc_added_token_spec sp;
-        memset(&sp, 0, sizeof sp);
-        sp.content = (const char *)s; sp.content_len = len; sp.id = i; sp.special = t != TC_GGUF_TT_USER_DEFINED;
-        sp.rstrip = rstrip;
-        sp.ascii_strip = 1;   /* tokenizer_st_partition: while (isspace(raw_text[...])), on bytes */
-        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) rc = err->code ? err->code : TC_ERR_NOMEM;
-    }
-    free(types);
-    return rc;
-}
 
 /* tokenizer.ggml.model "llama": llama.cpp's SPM (load: LLAMA_VOCAB_TYPE_SPM; default ids bos 1, eos 2,
  * unk 0; add_space_prefix, add_bos true, add_eos false, then the file's keys). tokenize: each text
@@ -230,7 +204,7 @@ static int add_partition(tc_tokenizer *tok, const tc_gguf *g, int parse_special,
  * become U+2581 (llama_escape_whitespace), then llm_tokenizer_spm_session (spm.c). */
 /* The model's vocabulary from tokenizer.ggml.tokens (n entries), each stored
  * string read back by `rule`, indexed; errors name the token's index. */
-static int fill_vocab(const tc_gguf *g, tc_vocab *v, uint32_t n, int rule, tc_error *err) {
+int tc_gguf_fill_vocab(const tc_gguf *g, tc_vocab *v, uint32_t n, int rule, tc_error *err) {
     if (tc_vocab_init(v, n) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     for (uint32_t i = 0; i < n; i++) {
         uint32_t len;
@@ -282,7 +256,7 @@ static tc_tokenizer *build_spm(const tc_gguf *g, int parse_special, tc_error *er
     tok->dec[1].content_len = 3;
     tok->dec[1].prepend = add_prefix;
     tok->ndec = 2;
-    if (fill_vocab(g, &m->vocab, n, TC_BYTES_SPM, err) != TC_OK) goto fail;
+    if (tc_gguf_fill_vocab(g, &m->vocab, n, TC_BYTES_SPM, err) != TC_OK) goto fail;
     if (tc_pairmap_init(&m->merges, 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     if (tc_model_init_bytes(tok, err) != TC_OK) goto fail;
     int64_t ids[TC_GGUF_NIDS];
@@ -294,11 +268,11 @@ static tc_tokenizer *build_spm(const tc_gguf *g, int parse_special, tc_error *er
     int add_eos = g->flags[TC_GGUF_ADD_EOS] >= 0 ? g->flags[TC_GGUF_ADD_EOS] : 0;
     if (add_bos && ids[TC_GGUF_BOS] < 0) add_bos = 0;
     if (add_eos && ids[TC_GGUF_EOS] < 0) add_eos = 0;
-    if (add_partition(tok, g, parse_special, err) != TC_OK) goto fail;
-    if (set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
+    if (tc_gguf_add_special(tok, g, parse_special, err) != TC_OK) goto fail;   /* gguf_vocab.c */
+    if (tc_gguf_set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
     tc_describe_update(tok, "gguf");
-    if (describe_gguf(tok, g, add_bos, add_eos, parse_special, ids) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
+    if (tc_gguf_describe(tok, g, add_bos, add_eos, parse_special, ids) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     return tok;
 fail:
     tc_free(tok);
@@ -312,12 +286,18 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
     if (g->tokens.n == 0)
         return tc_error_set(err, TC_ERR_FORMAT, "GGUF: no tokenizer.ggml.tokens (llama.cpp: cannot find tokenizer vocab)"), NULL;
     if (strcmp(model, "llama") == 0) return build_spm(g, parse_special, err);
-    if (strcmp(model, "gpt2") != 0)
+    if (strcmp(model, "bert") == 0) return tc_gguf_build_wpm(g, parse_special, err);
+    int gemma4 = strcmp(model, "gemma4") == 0;
+    if (strcmp(model, "gpt2") != 0 && !gemma4)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\" and \"llama\", llama.cpp's BPE and SPM)",
-                            model),
+                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\", \"gemma4\", \"llama\" "
+                            "and \"bert\", llama.cpp's BPE, SPM and WPM)", model),
                NULL;
-    const char *pre = tc_gguf_str(g, g->pre);
+    /* load: "gemma4" is the BPE type with tokenizer_pre = "gemma4", whatever the file's pre says */
+    const char *pre = gemma4 ? "gemma4" : tc_gguf_str(g, g->pre);
+    if (gemma4 && !g->merges.n)
+        return tc_error_set(err, TC_ERR_FORMAT, "GGUF: a \"gemma4\" vocabulary needs tokenizer.ggml.merges "
+                            "(llama.cpp: cannot find tokenizer merges in model file)"), NULL;
     const pre_rule *rule = find_pre(pre);
     if (!rule)   /* llama_vocab::impl::load throws "unknown pre-tokenizer type" */
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "GGUF: pre-tokenizer type \"%.60s\" is not supported", pre), NULL;
@@ -330,21 +310,25 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
     tc_model *m = &tok->model;
     m->kind = TC_MODEL_BPE_MERGES;
     for (int i = 0; i < 6 && rule->regex[i]; i++)
-        if (add_pretok_regex(tok, rule->regex[i], err) != TC_OK) goto fail;
-    /* unicode_regex_split(..., byte_encode = true): the pieces are GPT-2 byte-encoded */
-    tc_pretok *pt = &tok->pretok[tok->npretok++];
-    memset(pt, 0, sizeof *pt);
-    pt->kind = TC_PT_BYTELEVEL;
-    tok->byte_level = 1;
+        if (tc_gguf_add_regex(tok, rule->regex[i], err) != TC_OK) goto fail;
     /* a byte with no token is skipped (llm_tokenizer_bpe_session::tokenize: token_multibyte == NULL) */
     tok->drop_missing_bytes = 1;
     m->ignore_merges = rule->ignore_merges;
-    tc_post *pp = &tok->post[tok->npost++];
-    memset(pp, 0, sizeof *pp);
-    pp->kind = TC_POST_BYTELEVEL;
-    tok->decoder = TC_DEC_BYTELEVEL;
+    if (rule->spm_style) {
+        if (tc_gguf_spm_style(tok, err) != TC_OK) goto fail;
+    } else {
+        /* unicode_regex_split(..., byte_encode = true): the pieces are GPT-2 byte-encoded */
+        tc_pretok *pt = &tok->pretok[tok->npretok++];
+        memset(pt, 0, sizeof *pt);
+        pt->kind = TC_PT_BYTELEVEL;
+        tok->byte_level = 1;
+        tc_post *pp = &tok->post[tok->npost++];
+        memset(pp, 0, sizeof *pp);
+        pp->kind = TC_POST_BYTELEVEL;
+        tok->decoder = TC_DEC_BYTELEVEL;
+    }
     uint32_t n = g->tokens.n;
-    if (fill_vocab(g, &m->vocab, n, TC_BYTES_BYTELEVEL, err) != TC_OK) goto fail;
+    if (tc_gguf_fill_vocab(g, &m->vocab, n, rule->spm_style ? TC_BYTES_SPM : TC_BYTES_BYTELEVEL, err) != TC_OK) goto fail;
     /* merges: "a b" split at the first space after the first byte (word.find(' ', 1)); rank = index */
     if (tc_pairmap_init(&m->merges, g->merges.n + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); goto fail; }
     for (uint32_t i = 0; i < g->merges.n; i++) {
@@ -374,15 +358,22 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
     /* add_bos: the pre type's default, then tokenizer.ggml.add_bos_token; add_eos likewise (default false) */
     int add_bos = g->flags[TC_GGUF_ADD_BOS] >= 0 ? g->flags[TC_GGUF_ADD_BOS] : rule->add_bos;
     int add_eos = g->flags[TC_GGUF_ADD_EOS] >= 0 ? g->flags[TC_GGUF_ADD_EOS] : 0;
+    if (rule->spm_style && !add_bos) add_bos = 1;       /* load: "workaround for Gemma 4" */
+    if (rule->spm_style && ids[TC_GGUF_BOS] < 0) {
+        tc_error_set(err, TC_ERR_FORMAT, "GGUF: a \"gemma4\" vocabulary always starts with its BOS token, and "
+                     "tokenizer.ggml.bos_token_id is %s (llama.cpp asserts when it tokenizes)",
+                     g->ids[TC_GGUF_BOS] < 0 ? "missing" : "out of range");
+        goto fail;
+    }
     if (add_bos && ids[TC_GGUF_BOS] < 0) add_bos = 0;   /* llama.cpp asserts; we add nothing */
     if (add_eos && ids[TC_GGUF_EOS] < 0) add_eos = 0;
-    /* the special-token partition, as for SPM (add_partition) */
-    if (add_partition(tok, g, parse_special, err) != TC_OK) goto fail;
-    if (set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
+    /* the special-token partition with llama.cpp's token attributes (gguf_vocab.c) */
+    if (tc_gguf_add_special(tok, g, parse_special, err) != TC_OK) goto fail;
+    if (tc_gguf_set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
     tc_buf_free(&tmp);
     tc_describe_update(tok, "gguf");
-    if (describe_gguf(tok, g, add_bos, add_eos, parse_special, ids) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); tc_free(tok); return NULL; }
+    if (tc_gguf_describe(tok, g, add_bos, add_eos, parse_special, ids) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); tc_free(tok); return NULL; }
     return tok;
 fail:
     tc_buf_free(&tmp);

@@ -1168,10 +1168,14 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
                      : tok->model.kind == TC_MODEL_UNIGRAM ? "Unigram"
                      : tok->model.kind == TC_MODEL_WORDPIECE ? "WordPiece"
                      : tok->model.kind == TC_MODEL_WORDLEVEL ? "WordLevel"
-                     : tok->model.kind == TC_MODEL_SPM_LLAMA ? "SPM (llama.cpp)" : "BPE",
+                     : tok->model.kind == TC_MODEL_SPM_LLAMA ? "SPM (llama.cpp)"
+                     : tok->model.kind == TC_MODEL_WPM_LLAMA ? "WPM (llama.cpp)" : "BPE",
              tc_vocab_size(tok), tok->model.vocab.n,
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");
+    bad |= tc_buf_append(d, tmp, strlen(tmp));
+    if (tok->model.unk_id >= 0) snprintf(tmp, sizeof tmp, "\"unk_id\":%lld,", (long long)tok->model.unk_id);
+    else snprintf(tmp, sizeof tmp, "\"unk_id\":null,");
     bad |= tc_buf_append(d, tmp, strlen(tmp));
     bad |= tc_buf_append(d, "\"normalizer\":[", 14);
     static const char *nn[] = {"NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Prepend", "Replace", "Strip",

@@ -1,11 +1,13 @@
 /* spm_model.c - a SentencePiece `.model` as a handle: load, normalize,
- * encode (BPE model type), decode, each rule as the sentencepiece package
- * (google/sentencepiece, the sources of the sentencepiece 0.2.3 sdist) runs it.
+ * encode (BPE model type here, Unigram in spm_unigram.c), decode, each rule
+ * as the sentencepiece package (google/sentencepiece, the sources of the
+ * sentencepiece 0.2.3 sdist) runs it.
  *
  * Does: what spm_model.h lists. The pieces become the handle's vocabulary
  * (SentencePiece bytes rule), so queries and `info` work as for any handle.
- * Does not: the Unigram model type yet (refused at load, naming it), WORD
- * and CHAR model types, sampling, a denormalizer charsmap.
+ * The trace has the normalized text with its alignment, and for a Unigram
+ * model one chunk with the lattice.
+ * Does not: WORD and CHAR model types, sampling, a denormalizer charsmap.
  */
 #include "spm_model.h"
 #include <stdio.h>
@@ -26,10 +28,12 @@ struct tc_spm {
     /* precompiled charsmap: darts-clone double array + the NUL-separated replacements */
     const uint8_t *trie; size_t trie_units;
     const uint8_t *repl; size_t repl_len;
+    tc_spm_ugm ugm;                   /* model type UNIGRAM */
 };
 
 void tc_spm_free(struct tc_spm *s) {
     if (!s) return;
+    tc_spm_ugm_free(&s->ugm);
     tc_spm_proto_free(&s->p);
     free(s->ud_lens);
     free(s);
@@ -82,6 +86,9 @@ static int init_pieces(tc_tokenizer *tok, struct tc_spm *s, tc_error *err) {
         const uint8_t *str = piece_str(s, i);
         if (pc->len >= SPM_MAX_PIECE_BYTES) return spm_err(err, TC_ERR_FORMAT, "pieces[%u] is %u bytes long (the limit is %d)", i, pc->len, SPM_MAX_PIECE_BYTES - 1);
         if (pc->len == 0) return spm_err(err, TC_ERR_FORMAT, "pieces[%u] is empty", i);
+        /* sentencepiece_processor.cc Load: with byte_fallback, a "\0" piece
+         * (kNullPiece) of any type is made UNUSED (issue #1308's workaround) */
+        if (pc->len == 1 && str[0] == 0 && p->byte_fallback) s->p.pieces[i].type = TC_SPM_UNUSED;
         if (pc->len == 1 && str[0] == 0 && pc->type == TC_SPM_UNUSED) continue;   /* kNullPiece */
         if (memchr(str, 0, pc->len)) return spm_err(err, TC_ERR_FORMAT, "pieces[%u] contains a NUL byte", i);
         if ((rc = tc_vocab_set(&tok->model.vocab, i, str, pc->len, TC_BYTES_SPM, err)) != TC_OK) return rc;
@@ -132,10 +139,11 @@ static int init_charsmap(struct tc_spm *s, tc_error *err) {
     if (!ns->charsmap_len) return TC_OK;
     const uint8_t *b = s->p.pool.data + ns->charsmap_off;
     size_t n = ns->charsmap_len;
-    if (n <= 4) return spm_err(err, TC_ERR_FORMAT, "normalizer_spec.precompiled_charsmap: %zu bytes, too short for its header", n);
+    unsigned at = ns->charsmap_at;
+    if (n <= 4) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (normalizer_spec.precompiled_charsmap): %zu bytes, too short for its header", at, n);
     uint32_t t = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    if (t >= n - 4) return spm_err(err, TC_ERR_FORMAT, "normalizer_spec.precompiled_charsmap: trie size %u runs past the charsmap's %zu bytes", t, n);
-    if (t < 1024 || (t & 0x3FF) != 0) return spm_err(err, TC_ERR_FORMAT, "normalizer_spec.precompiled_charsmap: trie size %u is not a positive multiple of 1024", t);
+    if (t >= n - 4) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (normalizer_spec.precompiled_charsmap): trie size %u runs past the charsmap's %zu bytes (cut short?)", at, t, n);
+    if (t < 1024 || (t & 0x3FF) != 0) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (normalizer_spec.precompiled_charsmap): trie size %u is not a positive multiple of 1024", at, t);
     s->trie = b + 4;
     s->trie_units = t / 4;
     s->repl = b + 4 + t;
@@ -191,10 +199,10 @@ tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err) 
     tok->spm = s;
     const tc_spm_proto *p = &s->p;
     /* model_factory.cc ModelFactory::Create: UNIGRAM, BPE, WORD, CHAR */
-    if (p->model_type != TC_SPM_BPE) {
+    if (p->model_type != TC_SPM_BPE && p->model_type != TC_SPM_UNIGRAM) {
         if (p->model_type >= TC_SPM_UNIGRAM && p->model_type <= TC_SPM_CHAR)
-            spm_err(err, TC_ERR_UNSUPPORTED, "trainer_spec.model_type %s is not supported (BPE is)",
-                    p->model_type == TC_SPM_UNIGRAM ? "UNIGRAM" : p->model_type == TC_SPM_WORD ? "WORD" : "CHAR");
+            spm_err(err, TC_ERR_UNSUPPORTED, "trainer_spec.model_type %s is not supported (UNIGRAM and BPE are)",
+                    p->model_type == TC_SPM_WORD ? "WORD" : "CHAR");
         else
             spm_err(err, TC_ERR_FORMAT, "trainer_spec.model_type %d is none of UNIGRAM, BPE, WORD, CHAR (1..4)", p->model_type);
         goto fail;
@@ -204,6 +212,7 @@ tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err) 
         goto fail;
     }
     if ((rc = init_pieces(tok, s, err)) != TC_OK || (rc = init_charsmap(s, err)) != TC_OK) goto fail;
+    if (p->model_type == TC_SPM_UNIGRAM && (rc = tc_spm_ugm_init(&s->ugm, &s->p, err)) != TC_OK) goto fail;
     tok->bytes_rule = TC_BYTES_SPM;
     tok->model.unk_id = s->unk_id;
     tok->model.byte_fallback = p->byte_fallback;
@@ -363,7 +372,7 @@ static int spm_normalize(const tc_tokenizer *tok, const uint8_t *in, size_t len,
 typedef struct spm_sym { int32_t prev, next; uint32_t start, len; uint8_t freeze; } spm_sym;
 typedef struct spm_pair { uint64_t key; uint32_t right, size; } spm_pair;   /* key: pair_key() */
 typedef struct spm_rev { uint32_t off, len, left_len; } spm_rev;   /* rev_merge: piece -> its two halves */
-typedef struct spm_out { uint32_t start, len; int64_t id; } spm_out;
+typedef tc_spm_seg spm_out;
 
 typedef struct bpe_ctx {
     const tc_tokenizer *tok;
@@ -583,6 +592,40 @@ static int char_offsets(const uint8_t *text, size_t len, tc_encoding *e) {
     return 0;
 }
 
+/* The trace: the normalized text, each of its bytes aligned to the span of
+ * the input that produced it (the run of bytes norm_to_orig maps to the
+ * same input offset, up to the next offset), and one chunk over all of it
+ * (its lattice, for a Unigram model, appended by tc_spm_ugm_encode). */
+static int trace_fill(const spm_norm *m, size_t len, const tc_encoding *e, tc_trace *tr) {
+    size_t n = m->text.len;
+    if (tc_buf_append(&tr->normalized, m->text.data, n) != 0) return -1;
+    void *q = tr->norm_align;
+    if (tc_grow(&q, &tr->norm_align_cap, n ? n : 1, sizeof *tr->norm_align) != 0) return -1;
+    tr->norm_align = q;
+    uint32_t end = m->to_orig[n];
+    for (size_t i = n; i-- > 0;) {
+        if (i + 1 < n && m->to_orig[i + 1] != m->to_orig[i]) end = m->to_orig[i + 1];
+        tr->norm_align[i].start = m->to_orig[i];
+        tr->norm_align[i].end = end > m->to_orig[i] ? end : m->to_orig[i];
+    }
+    /* did normalization change the text? */
+    tr->normalized_changed = 0;
+    for (size_t i = 0; i < n && !tr->normalized_changed; i++)
+        tr->normalized_changed = tr->norm_align[i].start != i || tr->norm_align[i].end != i + 1;
+    tr->normalized_changed |= n != len;
+    q = tr->chunks;
+    if (tc_grow(&q, &tr->chunks_cap, tr->nchunks + 1, sizeof *tr->chunks) != 0) return -1;
+    tr->chunks = q;
+    tc_trace_chunk *ch = &tr->chunks[tr->nchunks++];
+    memset(ch, 0, sizeof *ch);
+    ch->norm_start = 0; ch->norm_end = (uint32_t)n;
+    ch->orig_start = 0; ch->orig_end = (uint32_t)len;
+    ch->added_id = -1;
+    ch->tok_first = 0; ch->tok_count = (uint32_t)e->n;
+    ch->lat_first = 0; ch->lat_count = (uint32_t)tr->nlattice;
+    return 0;
+}
+
 int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
                   tc_error *err) {
     if (trace) tc_trace_free(trace);
@@ -596,11 +639,15 @@ int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
     if (spm_normalize(tok, text ? text : (const uint8_t *)"", len, &m) != 0) goto oom;
     if (m.text.len > UINT32_MAX / 2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: the normalized text is above 2 GiB"); goto done; }
     c.t = m.text.data;
-    if (m.text.len && bpe_run(&c, m.text.len) != 0) goto oom;
-    if (populate(tok, &c, &m, out) != 0 || char_offsets(text, len, out) != 0) goto oom;
-    if (trace) {
-        if (tc_buf_append(&trace->normalized, m.text.data, m.text.len) != 0) goto oom;
+    if (tok->spm->p.model_type == TC_SPM_UNIGRAM) {
+        if (tc_spm_ugm_encode(&tok->spm->ugm, &tok->spm->p, tok->spm->unk_id, m.text.data, m.text.len, &c.out, &c.nout,
+                              &c.out_cap, trace) != 0)
+            goto oom;
+    } else if (m.text.len && bpe_run(&c, m.text.len) != 0) {
+        goto oom;
     }
+    if (populate(tok, &c, &m, out) != 0 || char_offsets(text, len, out) != 0) goto oom;
+    if (trace && trace_fill(&m, len, out, trace) != 0) goto oom;
     goto done;
 oom:
     rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
@@ -639,7 +686,9 @@ int tc_spm_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, tc_buf
     out->len = 0;
     for (size_t i = 0; i < n && r == 0; i++) {
         uint32_t id = ids[i];
-        if (id >= s->p.npieces || !tok->model.vocab.entries[id].present) continue;   /* unknown ids skipped, as HF */
+        /* ids past the pieces are skipped, as HF; the "\0" piece (kNullPiece, not in the vocabulary's
+         * index) is still text: Decode takes IdToPiece, the proto's string */
+        if (id >= s->p.npieces) continue;
         const tc_spm_piece *pc = &s->p.pieces[id];
         const uint8_t *p = piece_str(s, id);
         size_t pl = pc->len;

@@ -28,6 +28,7 @@ typedef enum tc_spm_model_type { TC_SPM_UNIGRAM = 1, TC_SPM_BPE = 2, TC_SPM_WORD
 typedef struct tc_spm_piece {
     uint32_t off, len;     /* into tc_spm_proto.pool */
     float score;
+    uint32_t score_at;     /* file offset of the score's field key (errors), 0 when absent */
     uint8_t type;          /* tc_spm_type */
 } tc_spm_piece;
 
@@ -35,6 +36,7 @@ typedef struct tc_spm_normspec {
     int present;
     char name[64];                       /* truncated copy, for info */
     uint32_t charsmap_off, charsmap_len; /* into pool */
+    uint32_t charsmap_at;                /* file offset of the charsmap's bytes (errors) */
     int add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces;
 } tc_spm_normspec;
 
@@ -53,6 +55,29 @@ typedef struct tc_spm_proto {
  * Returns TC_OK, or an error code with err filled (proto freed). */
 int tc_spm_proto_parse(const uint8_t *data, size_t len, tc_spm_proto *out, tc_error *err);
 void tc_spm_proto_free(tc_spm_proto *p);
+
+/* One piece of the model's output: bytes [start, start + len) of the
+ * normalized text, its id (the unk id, or -1 for an unknown character of a
+ * model without an UNKNOWN piece). */
+typedef struct tc_spm_seg { uint32_t start, len; int64_t id; } tc_spm_seg;
+
+/* The Unigram model type (spm_unigram.c): the trie of the NORMAL and
+ * USER_DEFINED pieces, and the unknown character's score. */
+struct tc_unigram;
+typedef struct tc_spm_ugm {
+    struct tc_unigram *trie;
+    float unk_score;       /* min NORMAL score - kUnkPenalty */
+} tc_spm_ugm;
+
+/* Builds it from the parsed model; errors (NaN or infinite scores, no
+ * piece to match) name the byte offset or the reason. */
+int tc_spm_ugm_init(tc_spm_ugm *m, const tc_spm_proto *p, tc_error *err);
+void tc_spm_ugm_free(tc_spm_ugm *m);
+/* Viterbi over the normalized text t[0..n): the pieces of the best path in
+ * *out (grown as needed). With tr, every lattice node is appended to
+ * tr->lattice, the best path's marked. Returns 0, -1 on allocation failure. */
+int tc_spm_ugm_encode(const tc_spm_ugm *m, const tc_spm_proto *p, int64_t unk_id, const uint8_t *t, size_t n,
+                      tc_spm_seg **out, size_t *nout, size_t *cap, tc_trace *tr);
 
 /* The encode-time state of a loaded .model (owned by the handle). */
 struct tc_spm;

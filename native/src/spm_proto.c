@@ -137,6 +137,7 @@ static int parse_piece(tc_spm_proto *p, const uint8_t *d, size_t start, size_t e
             have_piece = 1;
         } else if (f == 2) {
             if ((rc = pb_want(&r, at, wt, PB_I32, "score", err)) || (rc = pb_f32(&r, &pc->score, err, "score"))) return rc;
+            pc->score_at = (uint32_t)at;
         } else if (f == 3) {
             uint64_t v;
             if ((rc = pb_want(&r, at, wt, PB_VARINT, "type", err)) || (rc = pb_varint(&r, &v, err, "type"))) return rc;
@@ -228,6 +229,8 @@ static int parse_normspec(tc_spm_proto *p, tc_spm_normspec *ns, const char *wher
                 ns->name[k] = 0;
             } else if ((rc = pool_put(&p->pool, s, n, &ns->charsmap_off, &ns->charsmap_len, err))) {
                 return rc;
+            } else {
+                ns->charsmap_at = (uint32_t)(s - d);
             }
         } else if (f >= 3 && f <= 5) {
             const char *name = f == 3 ? "add_dummy_prefix" : f == 4 ? "remove_extra_whitespaces" : "escape_whitespaces";

@@ -10,6 +10,7 @@
 #include "unigram.h"
 #include "unicode.h"
 #include "spm_model.h"
+#include "chunk_cache.h"
 #include <stdio.h>
 
 tc_tokenizer *tc_tokenizer_new(void) {
@@ -18,11 +19,13 @@ tc_tokenizer *tc_tokenizer_new(void) {
     t->model.unk_id = -1;
     for (int i = 0; i < 256; i++) { t->model.byte_ids[i] = -1; t->model.fallback_ids[i] = -1; }
     for (int i = 0; i < TC_IX_COUNT; i++) atomic_init(&t->ix_state[i], TC_IX_ABSENT);
+    atomic_init(&t->chunk_cache, NULL);
     return t;
 }
 
 void tc_free(tc_tokenizer *t) {
     if (!t) return;
+    tc_chunk_cache_free(atomic_load_explicit(&t->chunk_cache, memory_order_acquire));
     tc_vocab_free(&t->model.vocab);
     free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
@@ -326,6 +329,10 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's SPM vocabulary (a GGUF \"llama\" model): its merges come from "
                             "the pieces' scores, and it is not byte-level (spaces are \"\xE2\x96\x81\", bytes \"<0xNN>\" tokens)",
                             tc_encoder_name(enc));
+    /* a GGUF "bert" vocabulary: "bpe" is llama.cpp's WPM session (wpm.c), nothing else applies */
+    if (tok->model.kind == TC_MODEL_WPM_LLAMA && enc != TC_ENC_BPE)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's WPM vocabulary (a GGUF \"bert\" model): it matches the "
+                            "longest piece of each word and has no merges; it is not byte-level", tc_encoder_name(enc));
     /* bpe on a rank file: merges recovered from the bytes index */
     if (enc == TC_ENC_BPE && tok->model.bpe_is_rank) return prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
     if (enc == TC_ENC_BPE) {

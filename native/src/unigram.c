@@ -190,6 +190,35 @@ static int64_t lookup(const tc_unigram *u, const uint8_t *s, size_t len) {
     return len ? u->nodes[node].id : -1;   /* "" is never in the trie's search */
 }
 
+/* ---- the trie alone (SentencePiece .model and GGUF UGM run their own Viterbi over it) ---- */
+
+tc_unigram *tc_unigram_trie_new(const uint8_t *const *pieces, const size_t *lens, uint32_t n, tc_error *err) {
+    tc_unigram *u = calloc(1, sizeof *u);
+    uint32_t *sorted = malloc((n ? n : 1) * sizeof *sorted), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!u || !sorted || !tmp) {
+        free(u); free(sorted); free(tmp);
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    u->n = n; u->unk_id = -1;
+    for (uint32_t i = 0; i < n; i++) sorted[i] = i;
+    sort_ctx c = {pieces, lens};
+    sort_ids(&c, sorted, tmp, n);
+    int rc = build_trie(u, &c, sorted, n);
+    free(sorted);
+    free(tmp);
+    if (rc != 0) {
+        tc_unigram_free(u);
+        tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    return u;
+}
+
+uint32_t tc_unigram_trie_step(const tc_unigram *u, uint32_t node, uint8_t b) { return child(u, node, b); }
+
+int32_t tc_unigram_trie_id(const tc_unigram *u, uint32_t node) { return u->nodes[node].id; }
+
 int tc_model_set_unigram(tc_tokenizer *tok, const uint8_t *const *pieces, const size_t *lens, const double *scores,
                          uint32_t n, int64_t unk_id, int byte_fallback, tc_error *err) {
     tc_model *m = &tok->model;

@@ -29,6 +29,16 @@ int tc_model_set_unigram(tc_tokenizer *tok, const uint8_t *const *pieces, const 
 
 void tc_unigram_free(tc_unigram *u);
 
+/* The byte trie of n pieces alone (no scores, no handle), for the engines
+ * that run their own Viterbi over it (spm_unigram.c, ugm.c). A piece of
+ * length 0 is never found (that is how a caller leaves a piece out); a
+ * string given twice ends at its last id. Walk it from node 0 (the root):
+ * tc_unigram_trie_step gives the node after byte b, 0 when there is none;
+ * tc_unigram_trie_id the piece that ends at a node, -1 when none. */
+tc_unigram *tc_unigram_trie_new(const uint8_t *const *pieces, const size_t *lens, uint32_t n, tc_error *err);
+uint32_t tc_unigram_trie_step(const tc_unigram *u, uint32_t node, uint8_t b);
+int32_t tc_unigram_trie_id(const tc_unigram *u, uint32_t node);
+
 /* The score of a piece (id < n), and min_score - 10 for unknowns. */
 double tc_unigram_score(const tc_unigram *u, uint32_t id);
 double tc_unigram_unk_score(const tc_unigram *u);

@@ -258,7 +258,43 @@ def gguf_seeds() -> list[bytes]:
         seeds.append(b"\x00" + g[:cut])
     for _ in range(24):
         seeds.append(bytes([rng.randrange(2)]) + mutate(rng, g, 4))
+    for w in wpm_gemma4_seeds():
+        seeds += [b"\x00" + w, b"\x01" + w]
+        for cut in sorted(rng.sample(range(4, len(w)), 8)):
+            seeds.append(b"\x00" + w[:cut])
+        for _ in range(8):
+            seeds.append(bytes([rng.randrange(2)]) + mutate(rng, w, 4))
     return seeds
+
+
+def wpm_gemma4_seeds() -> list[bytes]:
+    """GGUF "bert" (llama.cpp's WPM: U+2581 word starts, bare continuations, [UNK], its normalizer flags) and
+    "gemma4" (SentencePiece-style BPE: U+2581, '\\n' runs, "<0xNN>" bytes, a USER_DEFINED end-of-generation
+    text) vocabularies, valid, then with the unk id out of range and a repeated token."""
+    def ints(key: str, typ: int, fmt: str, vals: list[int]) -> bytes:
+        return _gkv(key, 9, struct.pack("<IQ", typ, len(vals)) + struct.pack(f"<{len(vals)}{fmt}", *vals))
+
+    wtoks = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "\u2581hello", "\u2581world", "lo", "\u2581", "\u2581\u4e2d",
+             "\u2581!", "\u2581na", "ive", "s"]
+    bert = [_gkv("general.architecture", 8, _gs(b"bert")), _gkv("tokenizer.ggml.model", 8, _gs(b"bert")),
+            _gkv("tokenizer.ggml.pre", 8, _gs(b"bert-bge")), _gstrs("tokenizer.ggml.tokens", wtoks),
+            ints("tokenizer.ggml.token_type", 5, "i", [3, 3, 3, 3, 3] + [1] * (len(wtoks) - 5)),
+            _gkv("tokenizer.ggml.unknown_token_id", 4, struct.pack("<I", 1)),
+            _gkv("tokenizer.ggml.bos_token_id", 4, struct.pack("<I", 2)),
+            _gkv("tokenizer.ggml.seperator_token_id", 4, struct.pack("<I", 3)),
+            _gkv("tokenizer.ggml.normalizer.lowercase", 7, b"\x01")]
+    gtoks = ["<pad>", "<eos>", "<bos>", "<unk>", "\u2581", "\n", "\n\n", "a", "\u2581a", "\u2581H", "ello", "<|tool_response>",
+             "</s>", "<|tool_call>"] + [f"<0x{b:02X}>" for b in range(256)]
+    gtypes = [3, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 4, 1, 4] + [6] * 256
+    gemma = [_gkv("general.architecture", 8, _gs(b"gemma4")), _gkv("tokenizer.ggml.model", 8, _gs(b"gemma4")),
+             _gstrs("tokenizer.ggml.tokens", gtoks), ints("tokenizer.ggml.token_type", 5, "i", gtypes),
+             ints("tokenizer.ggml.scores", 6, "f", list(range(len(gtoks)))),
+             _gstrs("tokenizer.ggml.merges", ["\u2581 a", "\n \n", "\u2581 H", "e l"]),
+             _gkv("tokenizer.ggml.bos_token_id", 4, struct.pack("<I", 2)),
+             _gkv("tokenizer.ggml.add_bos_token", 7, b"\x00")]
+    bad_unk = bert[:5] + [_gkv("tokenizer.ggml.unknown_token_id", 4, struct.pack("<I", 99))] + bert[6:]
+    repeated = bert[:3] + [_gstrs("tokenizer.ggml.tokens", wtoks + ["lo"])] + bert[4:]
+    return [_gguf(bert), _gguf(gemma), _gguf(bad_unk), _gguf(repeated), _gguf(gemma[:5] + gemma[6:])]
 
 
 def detect_seeds() -> list[bytes]:
