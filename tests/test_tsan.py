@@ -1,6 +1,7 @@
 """ThreadSanitizer over the lazy encoder preparation: tests/native/tsan_prepare.c
 (fresh handles, 4 pthreads running tc_prepare + tc_encode_ex for every
-encoder at once) built with -fsanitize=thread against native/src/*.c.
+encoder at once, through the handle's shared chunk cache) built with -fsanitize=thread against
+native/src/*.c.
 Any TSan report fails the test (before the atomic publication of the
 indexes, the driver drew 69 data-race reports).
 

@@ -3,7 +3,7 @@
 Inspect tab: the text pane, the token table and the byte pane (left), the
 trace and stats (right). Every pane follows `Document.selection`; selecting
 in any pane calls `selection.select`, and the window fans the change out.
-Other tabs: Compare, Chat, Vocabulary, Sampling, Board. Files open by menu, drag and drop,
+Other tabs: Compare, Chat, Vocabulary, Sampling, Board, Contract, Languages. Files open by menu, drag and drop,
 the command line and the recent list; layout and options persist in
 QSettings (organization "tokinspect").
 """
@@ -149,6 +149,17 @@ class MainWindow(QMainWindow):
         self.contract = ContractTab(self.contract_model, self.vocab_diff_model)
         self.splitters["contract/split"] = self.contract.splitter
         self.tabs.addTab(self.contract, "Contract")
+        # Languages (a parallel corpus measured per language and script; a click opens a text in Inspect)
+        from tokinspect.window.languages import LanguagesModel
+
+        from .languages_tab import LanguagesTab
+
+        self.languages_model = LanguagesModel(self.doc, self)
+        self.languages = LanguagesTab(self.languages_model)
+        self.splitters["languages/split"] = self.languages.splitter
+        self.languages.inspectText.connect(lambda text: self.inspect_sample(text, 0))
+        self.languages_model.failed.connect(lambda m: self._error("Languages", m))
+        self.tabs.addTab(self.languages, "Languages")
 
     def _action(self, menu: object, text: str, slot: object, shortcut: object = None,
                 checkable: bool = False) -> QAction:

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.defaults import qwen_tiktoken_path
 from ..core.tokenizer import DEFAULTS, ENCODERS, Tokenizer, file_sha256
 
+GENERIC_NAMES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.bin", "tokenizer.tiktoken")
 BYTE_PIECE = re.compile(r"<0x[0-9A-Fa-f]{2}>")   # SentencePiece / HF byte-fallback pieces
 
 
@@ -30,7 +32,12 @@ class Series:
 
     @property
     def label(self) -> str:
-        name = DEFAULTS[self.source][0].split(" (")[0] if self.source in DEFAULTS else Path(self.source).name
+        """"Qwen3", "phi-3-mini/tokenizer.json" (a generic file name gets its folder's), "Qwen3 [kestrel-v2]"."""
+        if self.source in DEFAULTS:
+            name = DEFAULTS[self.source][0].split(" (")[0]
+        else:
+            p = Path(self.source)
+            name = f"{p.parent.name}/{p.name}" if p.name in GENERIC_NAMES and p.parent.name else p.name
         return name if self.encoder == "bpe" else f"{name} [{self.encoder}]"
 
 
@@ -45,6 +52,9 @@ def make_series(source: str, encoder: str = "bpe", preset: str | None = None) ->
     p = Path(source)
     if not p.is_file():
         raise ValueError(f"{source}: no such tokenizer file (or one of the embedded: {', '.join(DEFAULTS)})")
+    for key in DEFAULTS:    # an embedded rank file named by its path is that default (its preset and tokens)
+        if preset is None and p.resolve() == qwen_tiktoken_path(key).resolve():
+            return make_series(key, encoder)
     return Series(str(p.resolve()), encoder, preset, file_sha256(p))
 
 

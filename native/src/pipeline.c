@@ -1,10 +1,10 @@
 /* pipeline.c - encode: added tokens -> normalizer -> pre-tokenizers ->
  * model -> post-processors, with HF `tokenizers` offsets.
  *
- * Does: the whole encode of one text, the optional trace, a per-call cache
- * of chunk results (the cache lives in the call, so a handle stays
- * immutable and thread-safe), and the byte -> char offset conversion of
- * the HF Python binding.
+ * Does: the whole encode of one text, the optional trace, chunk results
+ * through the handle's shared cache (chunk_cache.c: lock-free, so a handle
+ * stays safe to share between threads), and the byte -> char offset
+ * conversion of the HF Python binding.
  * Does not: truncation or padding (HF's are off in the files we load).
  */
 #include "added.h"
@@ -14,63 +14,32 @@
 #include "wordpiece.h"
 #include "unigram.h"
 #include "wpm.h"
+#include "ugm.h"
 #include "pretok.h"
 #include "unicode.h"
 #include "spm_model.h"
+#include "chunk_cache.h"
 
-/* ---- per-call chunk cache ------------------------------------------------
- * Keys are chunk bytes (prefix space included); values are token runs.
- * Bounded: chunks up to CACHE_MAX_KEY bytes, at most CACHE_MAX_ENTRIES. */
+/* ---- the handle's chunk cache (chunk_cache.c) ---------------------------
+ * Keys are chunk bytes (prefix space included) and the encoder mode; values
+ * are token runs. Chunks up to CACHE_MAX_KEY bytes; entries up to
+ * CACHE_BUDGET bytes in all, per handle. */
 #define CACHE_MAX_KEY 128
-#define CACHE_MAX_ENTRIES 65536
-#define CACHE_MIN_TEXT 2048   /* below this a cache costs more than it saves */
+#define CACHE_BUDGET ((size_t)24 << 20)
 
-typedef struct cache_slot {
-    uint64_t hash;
-    uint32_t key_off, key_len;
-    uint32_t tok_off, tok_n;
-    uint8_t used;
-} cache_slot;
-
-typedef struct chunk_cache {
-    cache_slot *slots; size_t cap, n;
-    tc_buf keys;
-    tc_ctok *toks; size_t ntoks, toks_cap;
-} chunk_cache;
-
-static void cache_free(chunk_cache *c) {
-    free(c->slots);
-    tc_buf_free(&c->keys);
-    free(c->toks);
-    memset(c, 0, sizeof *c);
-}
-
-static cache_slot *cache_find(chunk_cache *c, const uint8_t *k, size_t len, uint64_t h) {
-    size_t mask = c->cap - 1, i = (size_t)h & mask;
-    for (;;) {
-        cache_slot *s = &c->slots[i];
-        if (!s->used) return s;
-        if (s->hash == h && s->key_len == len && memcmp(c->keys.data + s->key_off, k, len) == 0) return s;
-        i = (i + 1) & mask;
-    }
-}
-
-/* Doubles the table when half full (up to 2 * CACHE_MAX_ENTRIES slots), so
- * a probe always reaches an empty slot. */
-static void cache_maybe_grow(chunk_cache *cc) {
-    if (cc->n * 2 < cc->cap || cc->cap >= 2 * CACHE_MAX_ENTRIES) return;
-    size_t ncap = cc->cap * 2;
-    cache_slot *ns = calloc(ncap, sizeof *ns);
-    if (!ns) return;
-    for (size_t i = 0; i < cc->cap; i++) {
-        if (!cc->slots[i].used) continue;
-        size_t j = (size_t)cc->slots[i].hash & (ncap - 1);
-        while (ns[j].used) j = (j + 1) & (ncap - 1);
-        ns[j] = cc->slots[i];
-    }
-    free(cc->slots);
-    cc->slots = ns;
-    cc->cap = ncap;
+/* The handle's cache, made on first use (NULL: out of memory, encode without one). */
+static tc_chunk_cache *shared_cache(const tc_tokenizer *tok) {
+    tc_tokenizer *t = (tc_tokenizer *)(uintptr_t)tok;   /* the cache is the one mutable part of a handle */
+    tc_chunk_cache *c = atomic_load_explicit(&t->chunk_cache, memory_order_acquire);
+    if (c) return c;
+    tc_chunk_cache *mine = tc_chunk_cache_new(CACHE_BUDGET);
+    if (!mine) return NULL;
+    tc_chunk_cache *expect = NULL;
+    if (atomic_compare_exchange_strong_explicit(&t->chunk_cache, &expect, mine, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return mine;
+    tc_chunk_cache_free(mine);   /* another thread's cache was published first */
+    return expect;
 }
 
 /* ---- encode context ---------------------------------------------------- */
@@ -83,7 +52,7 @@ typedef struct enc_ctx {
     tc_bpe_scratch bpe;
     tc_pretok_scratch pt;
     tc_buf chunk;
-    chunk_cache cache; int use_cache;
+    tc_chunk_cache *cache;       /* NULL: no cache (tracing, or out of memory) */
     tc_seg_list segs_raw, segs_norm;
     tc_nstr ns;
     int rank_mode;
@@ -201,17 +170,13 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
     const tc_ctok *toks;
     size_t ntoks;
     uint32_t sym_first = 0, step_first = 0, lat_first = 0, tok_first = (uint32_t)c->out->n;
-    cache_slot *slot = NULL;
     uint64_t h = 0;
-    if (c->use_cache && clen <= CACHE_MAX_KEY) {
-        cache_maybe_grow(&c->cache);
+    int cacheable = c->cache && clen <= CACHE_MAX_KEY;
+    uint8_t mode = (uint8_t)c->rank_mode;
+    if (cacheable) {
         h = tc_hash_bytes(chunk, clen);
-        slot = cache_find(&c->cache, chunk, clen, h);
-        if (slot->used) {
-            toks = c->cache.toks + slot->tok_off;
-            ntoks = slot->tok_n;
-            goto have_tokens;
-        }
+        toks = tc_chunk_cache_get(c->cache, mode, chunk, clen, h, &ntoks);
+        if (toks) goto have_tokens;
     }
     if (c->tr) { sym_first = (uint32_t)c->tr->nsyms; step_first = (uint32_t)c->tr->nsteps; lat_first = (uint32_t)c->tr->nlattice; }
     if (tok->model.kind == TC_MODEL_WORDPIECE || tok->model.kind == TC_MODEL_WORDLEVEL) {
@@ -222,30 +187,15 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
         if (r != 0) return r;
     } else if (tok->model.kind == TC_MODEL_WPM_LLAMA) {
         if (tc_wpm_chunk(tok, &c->bpe, chunk, clen) != 0) return -1;
+    } else if (tok->model.kind == TC_MODEL_UGM) {
+        int r = tc_ugm_chunk(tok, &c->bpe, chunk, clen);
+        if (r != 0) return r;
     } else if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) {
         return -1;
     }
     toks = c->bpe.out;
     ntoks = c->bpe.nout;
-    if (slot && c->cache.n < CACHE_MAX_ENTRIES && (c->cache.n + 1) * 2 <= c->cache.cap) {
-        chunk_cache *cc = &c->cache;
-        void *p = cc->toks;
-        if (tc_grow(&p, &cc->toks_cap, cc->ntoks + ntoks, sizeof *cc->toks) == 0) {
-            cc->toks = p;
-            size_t koff = cc->keys.len;
-            if (tc_buf_append(&cc->keys, chunk, clen) == 0) {
-                memcpy(cc->toks + cc->ntoks, toks, ntoks * sizeof *toks);
-                slot->used = 1;
-                slot->hash = h;
-                slot->key_off = (uint32_t)koff;
-                slot->key_len = (uint32_t)clen;
-                slot->tok_off = (uint32_t)cc->ntoks;
-                slot->tok_n = (uint32_t)ntoks;
-                cc->ntoks += ntoks;
-                cc->n++;
-            }
-        }
-    }
+    if (cacheable) tc_chunk_cache_put(c->cache, mode, chunk, clen, h, toks, ntoks);
 have_tokens:;
     size_t pre = pc->prefix_space ? 1 : 0;
     for (size_t k = 0; k < ntoks; k++) {
@@ -722,13 +672,7 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
     }
     int rc = TC_OK;
     if (tc_encoding_reserve(out, len / 3 + 16) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
-    if (!trace && len >= CACHE_MIN_TEXT) {
-        c.cache.cap = 1u << 14;
-        c.cache.slots = calloc(c.cache.cap, sizeof *c.cache.slots);
-        c.use_cache = c.cache.slots != NULL;
-        /* the table is sized so it never fills: at most CACHE_MAX_ENTRIES,
-         * grown below when half full */
-    }
+    if (!trace) c.cache = shared_cache(tok);
     if (tc_added_split(tok, &tok->trie_raw, c.text, len, &c.segs_raw) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     for (size_t si = 0; si < c.segs_raw.n; si++) {
         tc_seg sg = c.segs_raw.v[si];
@@ -749,6 +693,8 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         if (sg.end == sg.start) continue;
         int r = run_segment(&c, sg.start, sg.end);
         if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: a normalizer or pre-tokenizer regex exceeded its step limit on this text"); goto done; }
+        if (r == -4) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: the precompiled charsmap points past its end on this text (llama.cpp: \"Index out of array bounds in precompiled charsmap!\")"); goto done; }
+        if (r == -3 && tok->model.kind == TC_MODEL_UGM) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: the text has a character that no token covers, and the vocabulary has no unknown token"); goto done; }
         if (r == -3 && tok->model.kind != TC_MODEL_UNIGRAM) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: a word is not in the vocabulary and the model's unk token is not either (HF: \"Missing [UNK] token from the vocabulary\")"); goto done; }
         if (r == -3) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: the text has a character that no piece covers, and the Unigram model has no unk_id (HF: \"Encountered an unknown token but `unk_id` is missing\")"); goto done; }
         if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
@@ -768,7 +714,6 @@ done:
     tc_bpe_scratch_free(&c.bpe);
     tc_pretok_scratch_free(&c.pt);
     tc_buf_free(&c.chunk);
-    cache_free(&c.cache);
     free(c.segs_raw.v);
     free(c.segs_norm.v);
     tc_nstr_free(&c.ns);

@@ -10,6 +10,8 @@
  * ids with a single-threaded reference. Exit 0 when all agree, 1 otherwise
  * (TSan reports go to stderr and set their own exit code).
  *
+ * The same threads share the handle's chunk cache (chunk_cache.c): first
+ * inserts race, later reads find entries another thread published.
  * Does not: test the encoders themselves (the fuzz harnesses and the parity
  * tests do).
  */
@@ -32,6 +34,10 @@ static const char *const TEXTS[] = {
     "Hello, world! naïve café 12345",
     "def f(x):\n    return x  # comment\n",
     "人人生而自由 <|endoftext|> tabs\tand  spaces",
+    /* words repeated within and across texts: the threads meet in the handle's shared chunk cache,
+     * inserting and reading the same chunks at once, under each encoder's own key */
+    "the cat and the hat and the bat, the cat and the hat and the bat; Hello world world world",
+    "world Hello cat hat bat the and the and 12345 12345 naïve naïve café",
 };
 #define NTEXTS (sizeof TEXTS / sizeof *TEXTS)
 
