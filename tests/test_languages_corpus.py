@@ -6,7 +6,8 @@
 - HF `datasets`: the table equals the plain run's, on the generated corpus (core: as a folder of
   text files and as Parquet) and on UDHR as Parquet (written here from the text files); the
   second run is served from the fingerprint cache: its result's cache files all existed before it
-  and were not rewritten (the same files, the same mtimes).
+  and were not rewritten (the same files, the same mtimes); another tokenizer, another build of
+  the engine or an edited file is counted again.
 - Ray: a local head on 127.0.0.1 only (2 CPUs, an 80 MB object store; one per module), the
   command run with --ray on UDHR as Parquet with two tasks: the same table as the plain run.
 """
@@ -31,6 +32,7 @@ from test_languages import generated_texts, oracle_rows
 from tokenizers import Tokenizer as HF
 
 from conftest import shared
+from tokinspect.languages import hf_datasets
 from tokinspect.languages.corpus import open_source
 from tokinspect.languages.hf_datasets import run_datasets
 from tokinspect.languages.run import Options, Report, build
@@ -105,7 +107,7 @@ def _twice(src_path: Path, cache: Path, plain: Report, workers: int = 2) -> None
     assert not other.cache_hit and set(other.cache_files).isdisjoint(first.cache_files)
 
 
-def test_datasets_on_the_generated_corpus(tmp_path: Path) -> None:
+def test_datasets_on_the_generated_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     texts = generated_texts()
     d = tmp_path / "txt"
     d.mkdir()
@@ -115,6 +117,11 @@ def test_datasets_on_the_generated_corpus(tmp_path: Path) -> None:
     _twice(d, tmp_path / "cache-txt", plain)
     in_file_order = dict(sorted(texts.items()))        # the folder's order: by file name
     _twice(write_parquet(in_file_order, tmp_path / "gen.parquet"), tmp_path / "cache-pq", plain, workers=1)
+    # another engine or package version (its code fingerprint) is counted again: datasets itself
+    # names the map function only by its module and name
+    monkeypatch.setattr(hf_datasets, "code_fingerprint", lambda: "another build")
+    assert not run_datasets(open_source(d), [make_series("qwen3")], 1, str(tmp_path / "cache-txt")).cache_hit
+    monkeypatch.undo()
     # a folder's text changed (same name): its dataset is built again, the figures follow
     (d / "eng.txt").write_text(texts["eng"] + "one more line\n", encoding="utf-8")
     changed = build(open_source(d), [make_series("qwen3")],

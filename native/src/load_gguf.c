@@ -14,9 +14,10 @@
  * spm.c's score-ordered merges with "<0xNN>" byte fallback. "gemma4" (the BPE
  * type with pre type GEMMA4): raw UTF-8 with spaces escaped to U+2581, one
  * split on '\n' runs, "<0xNN>" byte tokens (gguf_vocab.c). "bert" (WPM) is
- * built by gguf_vocab.c and encoded by wpm.c.
- * Does not (refused with the reason): "t5" (UGM) and the other vocabulary
- * types, and `pre` types outside the table.
+ * built by gguf_vocab.c and encoded by wpm.c. "t5" (UGM) is built and
+ * encoded by ugm.c.
+ * Does not (refused with the reason): the other vocabulary types, and
+ * `pre` types outside the table.
  * Known approximations: overlapping special tokens are matched
  * leftmost-longest (llama.cpp takes them longest first over the whole text);
  * a merge whose result is not a token is dropped (llama.cpp merges it and
@@ -29,6 +30,7 @@
 #include "gguf.h"
 #include "pretok.h"
 #include "gguf_build.h"
+#include "ugm.h"
 
 void tc_describe_update(tc_tokenizer *tok, const char *format);
 
@@ -287,11 +289,12 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
         return tc_error_set(err, TC_ERR_FORMAT, "GGUF: no tokenizer.ggml.tokens (llama.cpp: cannot find tokenizer vocab)"), NULL;
     if (strcmp(model, "llama") == 0) return build_spm(g, parse_special, err);
     if (strcmp(model, "bert") == 0) return tc_gguf_build_wpm(g, parse_special, err);
+    if (strcmp(model, "t5") == 0) return tc_gguf_build_ugm(g, parse_special, err);
     int gemma4 = strcmp(model, "gemma4") == 0;
     if (strcmp(model, "gpt2") != 0 && !gemma4)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\", \"gemma4\", \"llama\" "
-                            "and \"bert\", llama.cpp's BPE, SPM and WPM)", model),
+                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\", \"gemma4\", \"llama\", "
+                            "\"bert\" and \"t5\", llama.cpp's BPE, SPM, WPM and UGM)", model),
                NULL;
     /* load: "gemma4" is the BPE type with tokenizer_pre = "gemma4", whatever the file's pre says */
     const char *pre = gemma4 ? "gemma4" : tc_gguf_str(g, g->pre);
