@@ -305,6 +305,25 @@ CASES = [
 ]
 
 
+def unigram_cases() -> list[Case]:
+    """The Unigram rows: a SentencePiece Unigram .model next to sentencepiece (the file tests/test_spm_unigram.py
+    reads), and GGUF "t5" (llama.cpp's UGM: nomic-bert-moe, 250,048 tokens) next to the gguf package's reader."""
+    kyoto = pypi("sentencepiece", "0.2.3", "test/kyoto_ja_unigram_8000.model",
+                 "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65", sdist=True)
+    fmt = "kyoto_ja_unigram_8000.model (SentencePiece Unigram)"
+    return [
+        Case("ti-spm-ugm", fmt, "tokinspect", ("tokinspect",), tokinspect_file(kyoto, "qwen2")),
+        Case("sp-spm-ugm", fmt, "sentencepiece SentencePieceProcessor", ("sentencepiece",), spm_processor(kyoto)),
+        Case("ti-gguf-t5", "nomic-bert-moe GGUF (t5, vocab only)", "tokinspect (header only)", ("tokinspect",),
+             tokinspect_file(gguf_vocab("nomic-bert-moe"), "qwen2")),
+        Case("gg-gguf-t5", "nomic-bert-moe GGUF (t5, vocab only)", "gguf GGUFReader + token strings", ("gguf",),
+             gguf_reader(gguf_vocab("nomic-bert-moe"))),
+    ]
+
+
+CASES += unigram_cases()
+
+
 # ---- measuring ------------------------------------------------------------------------
 def import_all(case: Case) -> None:
     for m in case.imports:
