@@ -224,7 +224,9 @@ def test_every_option_has_help() -> None:
     walk(build_parser(), "tokinspect")
     walk(window_parser(), "tokinspect (window)")
     assert not missing, missing
-    assert "(default: bpe)" in " ".join(cli("encode", "--help").stdout.decode().split())   # defaults shown
+    help_text = " ".join(cli("encode", "--help").stdout.decode().split())
+    assert "(default: bpe)" in help_text   # defaults shown
+    assert "(default: None)" not in help_text and "(default: False)" not in help_text   # and only real ones
 
 
 def test_reading_a_terminal_says_so() -> None:

@@ -46,7 +46,7 @@ def settle(qtbot, w, text=None):
 
 
 def test_default_opens_and_typing_retokenizes(qtbot, win):
-    assert "Qwen3" in win.status_tok.text() and "151,669" in win.status_tok.text()
+    assert win.status_tok.text().startswith("Qwen3 (embedded default)  ·  ") and "151,669" in win.status_tok.text()
     win.text.setFocus()
     qtbot.keyClicks(win.text, "Hello na")  # QTest types ASCII only
     win.text.insertPlainText("ï")

@@ -23,12 +23,21 @@ class UsageError(Exception):
     """A bad argument or input, said in one sentence (exit 2)."""
 
 
+class DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default after its help, except where there is none to show (None, a flag's False)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False or action.default == argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse with one-line errors ("tokinspect encode: --encoder: invalid choice ... (see --help)")
     and every option's default in its help."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        kwargs.setdefault("formatter_class", DefaultsShown)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:

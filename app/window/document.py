@@ -31,7 +31,7 @@ from ..analysis.encoded import Analysis
 from ..analysis.text import TRACE_AUTO_LIMIT, analyze
 from ..analysis.text import trace as trace_text
 from ..core.pieces import visible
-from ..core.tokenizer import ENCODERS, Tokenizer
+from ..core.tokenizer import DEFAULTS, ENCODERS, Tokenizer
 from ..core.trace import Trace
 from ..core.vocab_sizes import sizes_line
 from ..formats.chat_template import ROLES, ChatTemplate, ChatTemplateError, find_template, render
@@ -47,6 +47,8 @@ from .trace_rows import (
     step_rows,
 )
 from .workers import Debouncer, Runner
+
+EMBEDDED_NAMES = frozenset(name for name, _ in DEFAULTS.values())
 
 GREEDY_WINDOW = 40   # greedy steps shown before and after the selected one
 EXPORT_FILTERS = export.FILTERS   # the export dialog's file types
@@ -135,7 +137,9 @@ class Document(QObject):
         tok = self.tokenizer
         if tok is None:
             return ""
-        return f"{tok.path.parent.name}/{tok.name}" if tok.path is not None and tok.path.parent.name else tok.name
+        if tok.path is None or not tok.path.parent.name or tok.name in EMBEDDED_NAMES:
+            return tok.name   # the embedded defaults: their folder is the package's, not the user's
+        return f"{tok.path.parent.name}/{tok.name}"
 
     @property
     def sizes_text(self) -> str:
