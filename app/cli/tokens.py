@@ -15,6 +15,7 @@ import json
 import sys
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from ..core.encoding import Encoding
@@ -231,7 +232,20 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.path is not None:
         args.tokenizer = args.path
     tok = _load(args)
-    print(json.dumps(tok.describe(), ensure_ascii=False, indent=2))
+    info = tok.describe()
+    if args.against:
+        from ..analysis.recipe import compare_recipe
+
+        other = Tokenizer.from_file(args.against)
+        gguf, hf = (tok, other) if tok.format == "gguf" else (other, tok)
+        if gguf.format != "gguf" or hf.format == "gguf":
+            raise UsageError("info --against compares a GGUF with a tokenizer file of another kind "
+                             f"(here: {tok.format} and {other.format})")
+        texts = [ln for ln in Path(args.texts).read_text(encoding="utf-8").splitlines() if ln.strip()] \
+            if args.texts else []
+        info["llama_cpp_vs"] = {"gguf": str(gguf.path), "other": str(hf.path),
+                                **compare_recipe(gguf, hf, texts).as_dict()}
+    print(json.dumps(info, ensure_ascii=False, indent=2))
     return 0
 
 
@@ -270,4 +284,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     i = sub.add_parser("info", help="components, vocab size, specials, sha256")
     common(i)
     i.add_argument("path", nargs="?", help="tokenizer file (same as --tokenizer)")
+    i.add_argument("--against", metavar="FILE",
+                   help="with a GGUF: the model's own tokenizer.json (or the other way round): where llama.cpp's "
+                   "recipe differs from it, aspect by aspect and on probe texts (llama_cpp_vs in the output)")
+    i.add_argument("--texts", metavar="FILE", help="--against: more texts to compare on, one per line (UTF-8)")
     i.set_defaults(func=cmd_info)

@@ -1,0 +1,135 @@
+"""Where llama.cpp's recipe for a GGUF differs from the model's own tokenizer.json.
+
+A GGUF carries the vocabulary and merges, but not the tokenizer.json's pipeline: llama.cpp rebuilds
+that from the file's `tokenizer.ggml.model` and `pre` names (its own pre-tokenizer regexes per pre type,
+no normalizer for BPE, its own special-token attributes and BOS/EOS flags). When a user has both files
+open, this compares them aspect by aspect (vocabulary, special tokens, normalizer, pre-tokenizer,
+what add_special_tokens adds) and on texts: every probe of the contract's probe set and the user's own
+texts, ids with add_special_tokens off, so only the split is compared.
+
+Does not: encode anything itself (the two tokenizers do), nor judge which side is right: the report
+names both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..contract.samples import GOLDEN, probes
+from ..core.tokenizer import Tokenizer
+
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class Aspect:
+    name: str
+    gguf: str          # what llama.cpp does
+    json: str          # what the tokenizer.json says
+    same: bool
+
+
+@dataclass(frozen=True)
+class TextDifference:
+    text: str
+    first: int                     # index of the first differing token
+    gguf_pieces: list[str]         # from there, a few tokens each
+    json_pieces: list[str]
+
+
+@dataclass(frozen=True)
+class RecipeReport:
+    aspects: list[Aspect]
+    texts: int
+    differing: int
+    examples: list[TextDifference] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"aspects": [a.__dict__ for a in self.aspects], "texts": self.texts, "differing": self.differing,
+                "examples": [e.__dict__ for e in self.examples]}
+
+
+def _specials(tok: Tokenizer) -> dict[int, str]:
+    return {int(a["id"]): str(a["content"]) for a in tok.added_tokens if a["special"]}  # type: ignore[call-overload]
+
+
+def _template(tok: Tokenizer) -> str:
+    """What add_special_tokens adds around a text, as pieces ("<s> $A", "$A", "$A </s>")."""
+    on, off = tok.encode("x", True).ids.tolist(), tok.encode("x", False).ids.tolist()
+    if on == off:
+        return "$A"
+    k = next((i for i in range(len(on)) if on[i:i + len(off)] == off), None)
+    if k is None:
+        return " ".join(tok.id_to_token(i) or str(i) for i in on)
+    before = [tok.id_to_token(i) or str(i) for i in on[:k]]
+    after = [tok.id_to_token(i) or str(i) for i in on[k + len(off):]]
+    return " ".join([*before, "$A", *after])
+
+
+def _vocabulary(gguf: Tokenizer, hf: Tokenizer) -> Aspect:
+    n = min(gguf.vocab_size, hf.vocab_size)
+    differ = [i for i in range(n) if gguf.id_to_bytes(i) != hf.id_to_bytes(i)]
+    g = f"{gguf.vocab_size:,} ids"
+    j = f"{hf.vocab_size:,} ids"
+    same = not differ and gguf.vocab_size == hf.vocab_size
+    if differ:
+        g += f"; {len(differ):,} of the first {n:,} hold other bytes (first: id {differ[0]})"
+    elif gguf.vocab_size != hf.vocab_size:
+        g += f"; the first {n:,} hold the same bytes"
+    return Aspect("vocabulary", g, j, same)
+
+
+def _special_tokens(gguf: Tokenizer, hf: Tokenizer) -> Aspect:
+    a, b = _specials(gguf), _specials(hf)
+    only_g = sorted(set(a) - set(b))
+    only_j = sorted(set(b) - set(a))
+
+    def listed(ids: list[int], names: dict[int, str]) -> str:
+        shown = ", ".join(f"{names[i]}({i})" for i in ids[:4])
+        return shown + (f" and {len(ids) - 4:,} more" if len(ids) > 4 else "")
+
+    g = f"{len(a):,} special" + (f"; only here: {listed(only_g, a)}" if only_g else "")
+    j = f"{len(b):,} special" + (f"; only here: {listed(only_j, b)}" if only_j else "")
+    return Aspect("special tokens", g, j, not only_g and not only_j)
+
+
+def _component(name: str, key: str, gguf: dict[str, object], hf: dict[str, object]) -> Aspect:
+    def show(v: object) -> str:
+        if isinstance(v, list):
+            return ", ".join(str(x) for x in v) or "none"
+        return str(v or "none")
+
+    g, j = show(gguf.get(key)), show(hf.get(key))
+    return Aspect(name, g, j, g.replace(" [fast path]", "") == j.replace(" [fast path]", ""))
+
+
+def compare_recipe(gguf: Tokenizer, hf: Tokenizer, texts: Sequence[str] = ()) -> RecipeReport:
+    """The GGUF as llama.cpp reads it next to the tokenizer.json, on the probe set plus `texts`."""
+    dg, dh = gguf.describe(), hf.describe()
+    meta = dg.get("gguf")
+    recipe = ""
+    if isinstance(meta, dict):
+        recipe = f" (llama.cpp: model {meta.get('model')!r}, pre {meta.get('pre') or 'default'!r})"
+    aspects = [
+        _vocabulary(gguf, hf),
+        _special_tokens(gguf, hf),
+        _component("normalizer", "normalizer", dg, dh),
+        Aspect("pre-tokenizer" + recipe, ", ".join(map(str, dg.get("pre_tokenizer", []))) or "none",  # type: ignore[call-overload]
+               ", ".join(map(str, dh.get("pre_tokenizer", []))) or "none",  # type: ignore[call-overload]
+               [str(x).replace(" [fast path]", "") for x in dg.get("pre_tokenizer", [])]  # type: ignore[attr-defined]
+               == [str(x).replace(" [fast path]", "") for x in dh.get("pre_tokenizer", [])]),  # type: ignore[attr-defined]
+        Aspect("add_special_tokens adds", _template(gguf), _template(hf), _template(gguf) == _template(hf)),
+    ]
+    pool = [*probes(), *(t for _, t in GOLDEN), *texts]
+    differing = 0
+    examples: list[TextDifference] = []
+    for text, eg, eh in zip(pool, gguf.encode_batch(pool, False), hf.encode_batch(pool, False)):
+        a, b = eg.ids.tolist(), eh.ids.tolist()
+        if a == b:
+            continue
+        differing += 1
+        if len(examples) < MAX_EXAMPLES:
+            k = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            examples.append(TextDifference(text[:200], k, eg.tokens[k:k + 6], eh.tokens[k:k + 6]))
+    return RecipeReport(aspects, len(pool), differing, examples)
