@@ -29,8 +29,8 @@ def qwen2_gguf() -> Path:
 def test_report_against_the_two_tokenizers(qwen2_gguf: Path, qwen3_json: Path) -> None:
     gguf, hf = Tokenizer.from_file(qwen2_gguf), Tokenizer.from_file(qwen3_json)
     extra = ["cafe\u0301 and A\u030a", "plain ascii words only"]
-    rep = compare_recipe(gguf, hf, extra)
     pool = [*probes(), *(t for _, t in GOLDEN), *extra]
+    rep = compare_recipe(gguf, hf, pool)
     differ = [t for t in pool if gguf.encode(t, False).ids.tolist() != hf.encode(t, False).ids.tolist()]
     assert rep.texts == len(pool) and rep.differing == len(differ) > 0
     assert [e.text for e in rep.examples] == [t[:200] for t in differ[:len(rep.examples)]]

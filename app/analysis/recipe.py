@@ -4,8 +4,8 @@ A GGUF carries the vocabulary and merges, but not the tokenizer.json's pipeline:
 that from the file's `tokenizer.ggml.model` and `pre` names (its own pre-tokenizer regexes per pre type,
 no normalizer for BPE, its own special-token attributes and BOS/EOS flags). When a user has both files
 open, this compares them aspect by aspect (vocabulary, special tokens, normalizer, pre-tokenizer,
-what add_special_tokens adds) and on texts: every probe of the contract's probe set and the user's own
-texts, ids with add_special_tokens off, so only the split is compared.
+what add_special_tokens adds) and on the texts the caller gives (the CLI: the contract's probes and
+golden samples, and the user's own), ids with add_special_tokens off, so only the split is compared.
 
 Does not: encode anything itself (the two tokenizers do), nor judge which side is right: the report
 names both.
@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..contract.samples import GOLDEN, probes
 from ..core.tokenizer import Tokenizer
 
 MAX_EXAMPLES = 5
@@ -104,8 +103,8 @@ def _component(name: str, key: str, gguf: dict[str, object], hf: dict[str, objec
     return Aspect(name, g, j, g.replace(" [fast path]", "") == j.replace(" [fast path]", ""))
 
 
-def compare_recipe(gguf: Tokenizer, hf: Tokenizer, texts: Sequence[str] = ()) -> RecipeReport:
-    """The GGUF as llama.cpp reads it next to the tokenizer.json, on the probe set plus `texts`."""
+def compare_recipe(gguf: Tokenizer, hf: Tokenizer, texts: Sequence[str]) -> RecipeReport:
+    """The GGUF as llama.cpp reads it next to the tokenizer.json, aspect by aspect and on `texts`."""
     dg, dh = gguf.describe(), hf.describe()
     meta = dg.get("gguf")
     recipe = ""
@@ -121,7 +120,7 @@ def compare_recipe(gguf: Tokenizer, hf: Tokenizer, texts: Sequence[str] = ()) ->
                == [str(x).replace(" [fast path]", "") for x in dh.get("pre_tokenizer", [])]),  # type: ignore[attr-defined]
         Aspect("add_special_tokens adds", _template(gguf), _template(hf), _template(gguf) == _template(hf)),
     ]
-    pool = [*probes(), *(t for _, t in GOLDEN), *texts]
+    pool = list(texts)
     differing = 0
     examples: list[TextDifference] = []
     for text, eg, eh in zip(pool, gguf.encode_batch(pool, False), hf.encode_batch(pool, False)):

@@ -235,14 +235,16 @@ def cmd_info(args: argparse.Namespace) -> int:
     info = tok.describe()
     if args.against:
         from ..analysis.recipe import compare_recipe
+        from ..contract.samples import GOLDEN, probes
 
         other = Tokenizer.from_file(args.against)
         gguf, hf = (tok, other) if tok.format == "gguf" else (other, tok)
         if gguf.format != "gguf" or hf.format == "gguf":
             raise UsageError("info --against compares a GGUF with a tokenizer file of another kind "
                              f"(here: {tok.format} and {other.format})")
-        texts = [ln for ln in Path(args.texts).read_text(encoding="utf-8").splitlines() if ln.strip()] \
-            if args.texts else []
+        texts = [*probes(), *(t for _, t in GOLDEN)]
+        if args.texts:
+            texts += [ln for ln in Path(args.texts).read_text(encoding="utf-8").splitlines() if ln.strip()]
         info["llama_cpp_vs"] = {"gguf": str(gguf.path), "other": str(hf.path),
                                 **compare_recipe(gguf, hf, texts).as_dict()}
     print(json.dumps(info, ensure_ascii=False, indent=2))
