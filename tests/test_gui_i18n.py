@@ -175,7 +175,7 @@ def sources_of_tr() -> set[str]:
                     found |= {e.value for e in a.elts if isinstance(e, ast.Constant) and e.value}
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Tuple) and any(
                     isinstance(t, ast.Name) and t.id.endswith("COLUMNS") for t in n.targets):
-                found |= {e.value for e in n.value.elts if isinstance(e, ast.Constant) and e.value}
+                found |= {e.value for e in n.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value}
     return found
 
 

@@ -205,6 +205,7 @@ class BoardPane(QWidget):
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setFormat("%v / %m")
+        self.progress.hide()    # shown while a run goes: idle, it was an empty unlabeled box beside Cancel
         run.addWidget(self.run_button)
         run.addWidget(self.identify_button)
         run.addWidget(self.cancel_button)
@@ -266,6 +267,7 @@ class BoardPane(QWidget):
         self.run_button.setEnabled(not running)
         self.identify_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
         self.profile.connect_button.setEnabled(not running)
 
     def set_progress(self, done: int, total: int) -> None:

@@ -7,7 +7,7 @@ none of them computes what it shows.
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -37,6 +37,11 @@ from tokinspect.window.trace_rows import StepRow
 from .merge_view import MergeStepsView
 from .token_text import TokenTextEdit
 
+FIT_COLUMNS = (2, 3, 4)   # piece, text, hex bytes (TokenTableModel.COLUMNS)
+FIT_ROWS = 2000           # the rows measured (a long text's first screenfuls)
+FIT_MAX = 480             # pixels: a longer cell is elided
+FIT_PAD = 16              # the cell's margins
+
 
 class TokenTable(QTableView):
     """The token table; Ctrl+C copies the selected rows' ids as a list."""
@@ -59,6 +64,21 @@ class TokenTable(QTableView):
             self.setColumnWidth(col, w)
         self.setMouseTracking(True)
         self.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.rowActivated.emit(cur.row()))
+        model.modelReset.connect(self.fit_columns)
+
+    def fit_columns(self) -> None:
+        """The piece, text and hex columns as wide as their widest cell among the first FIT_ROWS rows
+        (the fixed 150 px cut the hex of a 12-byte token like <|im_start|>), at most FIT_MAX pixels."""
+        m = self.model()
+        rows = min(m.rowCount(), FIT_ROWS)
+        for col in FIT_COLUMNS:
+            font = m.index(0, col).data(Qt.ItemDataRole.FontRole) if rows else None
+            fm = QFontMetrics(font) if isinstance(font, QFont) else self.fontMetrics()   # hex: a fixed font
+            cells = [str(m.index(r, col).data() or "") for r in range(rows)]
+            header = self.horizontalHeader().fontMetrics().horizontalAdvance(str(m.headerData(
+                col, Qt.Orientation.Horizontal))) + FIT_PAD
+            widest = max((fm.horizontalAdvance(c) for c in cells), default=0) + FIT_PAD
+            self.setColumnWidth(col, min(max(widest, header, self.columnWidth(col)), FIT_MAX))
 
     def select_row(self, row: int) -> None:
         if row < 0 or row >= self.model().rowCount():

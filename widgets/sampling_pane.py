@@ -44,6 +44,7 @@ from tokinspect.window.sampling import ENGINES, DrawView, EnginesView, SamplingV
 from . import theme
 
 LOG_FLOOR = -8.0     # log10 p below this is drawn at the floor
+TICK_GAP = 8         # pixels kept free between two tick labels
 
 
 def _bars(probs: np.ndarray, log: bool) -> tuple[np.ndarray, float]:
@@ -72,15 +73,18 @@ class StagePlotWidget(pg.PlotWidget):
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
     def _ticks(self, labels: list[str]) -> list[tuple[float, str]]:
-        """Labels that fit under the bars: every k-th bar (k as small as leaves 4 characters), shortened to fit."""
+        """Labels that fit under the bars: every k-th bar (k as small as leaves room for 4 characters), each
+        elided to the pixels between two labels (measured in the tick font: CJK and "<|…|>" are wide)."""
         n = max(len(labels), 1)
         room = max(self.width() - 60, 50) / n           # pixels per bar (the left axis takes ~60)
-        char = max(self.fontMetrics().averageCharWidth(), 5)
+        fm = self.fontMetrics()
+        four = fm.horizontalAdvance("MMMM")
         step = 1
-        while step < n and room * step / char - 1 < 4:
+        while step < n and room * step - TICK_GAP < four:
             step += 1
-        fit = max(int(room * step // char) - 1, 2)
-        return [(i, lab if len(lab) <= fit else lab[: fit - 1] + "…") for i, lab in enumerate(labels) if i % step == 0]
+        width = max(int(room * step) - TICK_GAP, 1)
+        return [(i, fm.elidedText(lab, Qt.TextElideMode.ElideRight, width)) for i, lab in enumerate(labels)
+                if i % step == 0]
 
     def resizeEvent(self, e: object) -> None:
         super().resizeEvent(e)  # type: ignore[arg-type]
@@ -155,10 +159,10 @@ class SamplingPane(QWidget):
         self.step_label = QLabel(tr("step –"))
         for w in (self.open_button, self.bigram_button, self.bigram_file):
             src.addWidget(w)
-        src.addWidget(self.source_label, 1)
         src.addWidget(self.step_label)
         src.addWidget(self.step, 1)
         outer.addLayout(src)
+        outer.addWidget(self.source_label)     # its own row: a long description wrapped into the step label
         # controls
         ctl = QHBoxLayout()
         self.preset = QComboBox()
@@ -235,11 +239,13 @@ class SamplingPane(QWidget):
         self.draw_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         dv.addWidget(self.draw_label)
         self.hist = pg.PlotWidget()
+        self.hist.hide()        # until the first draw (before it: an empty plot with its top label cut)
+        self.draw_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.hist.setMenuEnabled(False)
         self.hist.hideButtons()
         self.hist.addLegend(offset=(-10, 10))
-        self.expected = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.token_colors()[0], name="final p")
-        self.observed = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.accent(), name="drawn share")
+        self.expected = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.token_colors()[0], name=tr("final p"))
+        self.observed = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.accent(), name=tr("drawn share"))
         self.hist.addItem(self.expected)
         self.hist.addItem(self.observed)
         dv.addWidget(self.hist, 1)
@@ -389,6 +395,7 @@ class SamplingPane(QWidget):
                 f"{d.n:,} draws from one seeded RNG; first {d.label}. χ² = {d.chi2:.1f} on {d.dof} dof, "
                 f"p = {d.p_value:.3g}: {verdict} the final probabilities.  {rng}")
         n = d.ids.shape[0]
+        self.hist.show()
         x = np.arange(n, dtype=np.float64)
         self.expected.setOpts(x=x - 0.2, height=d.expected, width=0.4)
         self.observed.setOpts(x=x + 0.2, height=d.observed, width=0.4)

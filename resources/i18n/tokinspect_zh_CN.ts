@@ -1000,6 +1000,14 @@
         <translation>抽样：该种子下引擎给出的下一个 token 及其随机数状态。</translation>
     </message>
     <message>
+        <source>final p</source>
+        <translation>最终概率</translation>
+    </message>
+    <message>
+        <source>drawn share</source>
+        <translation>抽中占比</translation>
+    </message>
+    <message>
         <source>Same logits, settings and seed: one row per engine, a column per top token (its final probability or the stage that cut it; red: fates differ), after the draw</source>
         <translation>相同的 logits、设置和种子：每个引擎一行，每个高概率 token 一列（其最终概率或截掉它的阶段；红色：结果不同），抽样之后</translation>
     </message>
