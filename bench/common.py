@@ -197,3 +197,45 @@ def ratio_matrix(names: Sequence[str], speeds: Sequence[float], label: str) -> N
     rows = [[f"[{i + 1}] {n}"] + [f"{a / b:.2f}" for b in speeds]
             for i, (n, a) in enumerate(zip(names, speeds, strict=True))]
     print_table(headers, rows)
+
+
+# ---- named corpora (throughput.py) ------------------------------------------------
+CORPORA = ("multilingual", "english", "code")
+CODE_DIRS = ("app", "native", "tests", "bench")
+CODE_SUFFIXES = (".py", ".c", ".h")
+
+
+def code_files() -> list[Path]:
+    """This repository's own sources: *.py, *.c, *.h under app/, native/, tests/, bench/ (git-tracked
+    files when git can list them, else every such file on disk), sorted."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--", *CODE_DIRS],
+                             capture_output=True, check=True).stdout.decode("utf-8").split("\0")
+        files = [REPO / f for f in out if f.endswith(CODE_SUFFIXES) and (REPO / f).is_file()]
+    except (OSError, subprocess.CalledProcessError):
+        files = [p for d in CODE_DIRS for p in (REPO / d).rglob("*") if p.suffix in CODE_SUFFIXES and p.is_file()]
+    return sorted(files)
+
+
+def named_corpus(name: str, quick: int | None = None) -> Corpus:
+    """multilingual (all UDHR + War and Peace), english (War and Peace alone), code (code_files()),
+    or a path (a .txt file or a folder of them); `quick` keeps the first texts."""
+    if name == "multilingual":
+        return load_corpus(None, quick)
+    if name == "english":
+        wap = shared_data() / "ollama" / "war-and-peace.txt"
+        if not wap.exists():
+            raise SystemExit(f"english corpus: {wap} is absent")
+        corpus = Corpus([wap.name], [wap.read_text(encoding="utf-8")], str(wap))
+    elif name == "code":
+        files = code_files()
+        texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
+        corpus = Corpus([str(p.relative_to(REPO)) for p in files], texts,
+                        f"this repository's {', '.join(CODE_SUFFIXES)} under {'/, '.join(CODE_DIRS)}/")
+    else:
+        return load_corpus(name, quick)
+    if quick:
+        corpus = Corpus(corpus.names[:quick], corpus.texts[:quick], corpus.source + f" [--quick: first {quick}]")
+    return corpus

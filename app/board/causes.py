@@ -42,7 +42,11 @@ RULES = {
     "normalization": "the host normalizes the text; the board does not",
     "special-split": "a special token was split into ordinary tokens (matched as plain text)",
     "unknown-id": "an id outside the vocabulary",
+    "llamacpp-recipe": "llama.cpp's own recipe for the GGUF (its pre-tokenizer for the file's pre type, its special "
+                       "token and space handling, no normalizer) gives the board's split; the host's tokenizer differs",
 }
+# the name of the board engine a GGUF's own encoder emulates (explained_by, identify's candidate)
+LLAMA_CPP = "llama.cpp"
 
 _CONTROL_NAMES = {0x09: "tab", 0x0D: "CR", 0x0B: "vertical tab", 0x0C: "form feed", 0x1B: "escape"}
 
@@ -284,3 +288,12 @@ def local_replay(runs: Sequence[Replay], span: tuple[int, int], board_ids: Seque
         if inside == want:
             return r
     return None
+
+
+def recipe_finding(recipe: Tokenizer, board_pieces: str, host_pieces: str) -> Finding:
+    """The llamacpp-recipe rule of one span: the GGUF's model and pre type, both sides' pieces."""
+    g = recipe.describe().get("gguf")
+    model = g.get("model") if isinstance(g, dict) else "?"
+    pre = g.get("pre") if isinstance(g, dict) else None
+    return Finding("llamacpp-recipe", f"llama.cpp reads {recipe.name} as model {model!r}, pre {pre or 'default'!r} "
+                                      f"and splits this as {board_pieces}; the host's tokenizer as {host_pieces}")

@@ -284,9 +284,11 @@ def _classify(tok: Tokenizer, host: Sequence[Piece], board: Sequence[Piece], hb:
 
 def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | None, host_tok: Tokenizer,
               board_tok: Tokenizer | None = None, board_error: str | None = None,
-              host_encoder: str = "bpe", prefer: Sequence[str] = ()) -> TextDiff:
+              host_encoder: str = "bpe", prefer: Sequence[str] = (), recipe: Tokenizer | None = None) -> TextDiff:
     """One text: the host's ids against the board's, aligned by bytes, classified, and each divergence's
-    rules found by replaying the emulations."""
+    rules found by replaying the emulations. `recipe`: a GGUF as llama.cpp reads it (a llama.cpp board
+    next to a host tokenizer.json): when its ids are the board's, the text is explained by "llama.cpp"
+    and each divergence names the llamacpp-recipe rule."""
     hids = tuple(int(i) for i in host_ids)
     if board_ids is None:
         return TextDiff(text, hids, None, (), board_error or "no ids from the board")
@@ -316,7 +318,12 @@ def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | Non
         kind, reason = _classify(host_tok, hseg, bseg, hb, bb)
         out.append(Divergence((h0, h1), (b0, b1), tuple(hseg), tuple(bseg), hb, bb, (p0, p1), kind, reason))
     runs = causes.replays(host_tok, text)
-    explained = causes.explained_by(host_tok, text, bids, runs, prefer)
+    # the GGUF the user named for the board comes first: an emulation that happens to agree on this text
+    # does not name a llama.cpp board
+    if recipe is not None and recipe.encode(text, False).ids.tolist() == list(bids):
+        explained: str | None = causes.LLAMA_CPP
+    else:
+        explained = causes.explained_by(host_tok, text, bids, runs, prefer)
     text_bytes = text.encode("utf-8", errors="surrogatepass")
     lossless = hbytes == text_bytes
     with_rules = []
@@ -326,8 +333,14 @@ def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | Non
         found = causes.span_findings(host_tok, text_bytes, span, [p.id for p in d.host_pieces],
                                      [p.id for p in d.board_pieces], run, normalized=d.kind == "normalization",
                                      unknown=d.kind == "unknown_id")
+        if explained == causes.LLAMA_CPP and recipe is not None:
+            found.insert(0, causes.recipe_finding(recipe, _shown(d.board_pieces), _shown(d.host_pieces)))
         with_rules.append(replace(d, findings=tuple(found)))
     return TextDiff(text, hids, bids, tuple(with_rules), board_error, explained)
+
+
+def _shown(pieces: Sequence[Piece]) -> str:
+    return " ".join(f"{p.shown!r}" for p in pieces) or "nothing"
 
 
 def _text_span(text_bytes: bytes, host_bytes: bytes, span: tuple[int, int]) -> tuple[int, int]:
@@ -368,7 +381,7 @@ def summarize(diffs: Iterable[TextDiff]) -> Summary:
 def diff_corpus(texts: Sequence[str], host_ids: Sequence[Sequence[int]], board_ids: Sequence[Sequence[int] | None],
                 host_tok: Tokenizer, board_tok: Tokenizer | None = None,
                 board_errors: Sequence[str | None] | None = None,
-                host_encoder: str = "bpe") -> tuple[list[TextDiff], Summary]:
+                host_encoder: str = "bpe", recipe: Tokenizer | None = None) -> tuple[list[TextDiff], Summary]:
     errors = board_errors if board_errors is not None else [None] * len(texts)
     # which encoders reproduce the board, counted over the texts that differ from the host: the most
     # frequent names the board on every text it explains (a greedy board is not called kestrel-v2 on the
@@ -378,6 +391,6 @@ def diff_corpus(texts: Sequence[str], host_ids: Sequence[Sequence[int]], board_i
         if b is not None and list(h) != list(b):
             counts.update(causes.reproducing(host_tok, t, b))
     prefer = causes.preference(counts)
-    diffs = [diff_text(t, h, b, host_tok, board_tok, e, host_encoder, prefer)
+    diffs = [diff_text(t, h, b, host_tok, board_tok, e, host_encoder, prefer, recipe)
              for t, h, b, e in zip(texts, host_ids, board_ids, errors)]
     return diffs, summarize(diffs)

@@ -4,7 +4,8 @@ The probes are texts on which the engines' rules give different ids (seed 000's 
 texts that pin the tokenizer; llama.cpp's pre-tokenizer fingerprint idea: a known text's ids identify the
 recipe): a space before a digit, a tab, runs of newlines, a special token right after a letter, leading
 and trailing spaces, letters whose vocab.bin bytes equal a marker's, a NUL, and ordinary text. Each
-emulation (`kestrel-v2`, `kestrel-v1`, `greedy`, `bpe`) encodes them on the host; the engine is the one
+emulation (`kestrel-v2`, `kestrel-v1`, `greedy`, `bpe`; with a GGUF on the host, `llama.cpp`: its own
+encoder, llama.cpp's recipe for the file, in place of `bpe`) encodes them on the host; the engine is the one
 that reproduces every probe, or None with the closest and the probes where it differs.
 
 Does not: talk to the board (session.py runs the probes there) or decide anything from one probe alone.
@@ -16,8 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..core.tokenizer import Tokenizer, TokenizerError
+from .causes import LLAMA_CPP
 
 CANDIDATES = ("kestrel-v2", "kestrel-v1", "greedy", "bpe")
+# a GGUF host tokenizer's own encoder is llama.cpp's recipe for the file (native/src/load_gguf.c): the
+# candidate is named for the engine, LLAMA_CPP
+
+
+def candidates(tok: Tokenizer) -> tuple[tuple[str, str], ...]:
+    """(name, encoder) of every candidate engine for the host tokenizer."""
+    if tok.format == "gguf":
+        return ((LLAMA_CPP, "bpe"), *((e, e) for e in CANDIDATES if e != "bpe"))
+    return tuple((e, e) for e in CANDIDATES)
 
 # (text, what it separates)
 PROBES: tuple[tuple[str, str], ...] = (
@@ -59,22 +70,29 @@ def probe_texts() -> list[str]:
     return [t for t, _ in PROBES]
 
 
-def identify(tok: Tokenizer, board_ids: Sequence[Sequence[int] | None]) -> Identification:
-    """Compares the board's ids of PROBES (in order; None: no result) with every candidate's."""
+def identify(tok: Tokenizer, board_ids: Sequence[Sequence[int] | None],
+             recipe: Tokenizer | None = None) -> Identification:
+    """Compares the board's ids of PROBES (in order; None: no result) with every candidate's. `recipe`: a
+    GGUF beside a host tokenizer of another format, as llama.cpp reads it: the candidate `llama.cpp`."""
     texts = probe_texts()
     if len(board_ids) != len(texts):
         raise ValueError(f"{len(board_ids)} results for {len(texts)} probes")
     host: dict[str, list[list[int]]] = {}
-    for enc in CANDIDATES:
+    order = candidates(tok)
+    for name, enc in order:
         try:
-            host[enc] = [tok.encode(t, False, enc).ids.tolist() for t in texts]
+            host[name] = [tok.encode(t, False, enc).ids.tolist() for t in texts]
         except (ValueError, TokenizerError):
             continue   # e.g. no longest-match emulation on a SentencePiece vocabulary
+    if recipe is not None and LLAMA_CPP not in host:
+        host = {LLAMA_CPP: [recipe.encode(t, False).ids.tolist() for t in texts], **host}
+        order = ((LLAMA_CPP, "bpe"), *order)
     got = [None if b is None else [int(i) for i in b] for b in board_ids]
     agree = {enc: sum(g is not None and g == h for g, h in zip(got, ids)) for enc, ids in host.items()}
     answered = sum(g is not None for g in got)
     full = [enc for enc in host if agree[enc] == len(texts)]
-    closest = max(host, key=lambda e: (agree[e], -CANDIDATES.index(e))) if host else None
+    names = [name for name, _ in order]
+    closest = max(host, key=lambda e: (agree[e], -names.index(e))) if host else None
     engine = full[0] if full else None
     differ = []
     if engine is None and closest is not None:

@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..core.tokenizer import Tokenizer
+from ..core.tokenizer import Tokenizer, TokenizerError
 from ..formats import vocab_bin
-from . import deploy, identify, remote
+from . import deploy, identify, llamacpp, remote
 from .diff import Summary, TextDiff, diff_corpus
 from .identify import Identification
 from .ssh import BoardConnection, BoardError
@@ -44,10 +44,20 @@ class DiffRequest:
     parser: str = "jsonl"               # mode "command": jsonl | ints | regex
     regex: str | None = None
     input: str = "lines"                # mode "command": how texts travel: lines | jsonl | per-text
+    llama_tokenize: str = ""            # mode "llama-tokenize": the board's llama-tokenize binary
+    llama_port: int = 0                 # mode "llama-server": its port on the board's 127.0.0.1
+    parse_special: bool = True          # llama.cpp modes: special tokens in the text are matched (its default)
+    gguf: str = ""                      # the host's GGUF as llama.cpp reads it, beside a host tokenizer.json
 
     @property
     def label(self) -> str:
-        return f"tokcore [{self.encoder}]" if self.mode == "deploy" else f"command [{self.parser}]"
+        if self.mode == "deploy":
+            return f"tokcore [{self.encoder}]"
+        if self.mode == "llama-tokenize":
+            return "llama.cpp [llama-tokenize]"
+        if self.mode == "llama-server":
+            return f"llama.cpp [llama-server 127.0.0.1:{self.llama_port}]"
+        return f"command [{self.parser}]"
 
 
 @dataclass(frozen=True)
@@ -128,9 +138,22 @@ def check_board(conn: BoardConnection, tok: Tokenizer, remote_path: str) -> Chec
 
 
 def board_encode(conn: BoardConnection, req: DiffRequest, texts: list[str], cancel: threading.Event,
-                 say: Progress) -> tuple[remote.BatchResult, str]:
-    """The texts encoded on the board in one exec (deploy, or the board's command); (batch, build)."""
+                 say: Progress, tok: Tokenizer | None = None) -> tuple[remote.BatchResult, str]:
+    """The texts encoded on the board in one exec (deploy, or the board's command), or by the board's
+    llama.cpp (llamacpp.py; `tok`'s special tokens separate texts sent together); (batch, build)."""
     n = len(texts)
+    if req.mode in ("llama-tokenize", "llama-server"):
+        say("encoding with llama.cpp on the board", 0, n)
+        def step(done: int) -> None:
+            say("encoding with llama.cpp on the board", done, n)
+
+        if req.mode == "llama-server":
+            return llamacpp.encode_server(conn, req.llama_port, texts, add_special=req.add_special_tokens,
+                                          parse_special=req.parse_special, cancel=cancel, progress=step), ""
+        sep = llamacpp.separator(tok.added_tokens, texts) if tok is not None else None  # type: ignore[arg-type]
+        return llamacpp.encode_tokenize(conn, req.llama_tokenize, req.remote_tokenizer, texts,
+                                        add_special=req.add_special_tokens, parse_special=req.parse_special,
+                                        sep=sep, cancel=cancel, progress=step), ""
     if req.mode == "deploy":
         say("deploying tokcore", 0, n)
         built = deploy.ensure_built(conn)
@@ -157,7 +180,7 @@ def run_diff(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *, cancel:
     try:
         say("checking the board", 0, n)
         run.checks = check_board(conn, tok, req.remote_tokenizer)
-        batch, run.build = board_encode(conn, req, list(req.texts), cancel, say)
+        batch, run.build = board_encode(conn, req, list(req.texts), cancel, say, tok)
     except (BoardError, ValueError) as exc:   # ValueError: a bad template or regex
         run.error = str(exc)
         return run
@@ -168,9 +191,19 @@ def run_diff(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *, cancel:
     host = [tok.encode(t, req.add_special_tokens, req.host_encoder).ids.tolist() for t in req.texts]
     run.host_seconds = time.perf_counter() - t0
     board = [ids if ids is not None else None for ids in batch.ids]
+    try:
+        recipe = llama_recipe(req)
+    except TokenizerError as exc:
+        run.error = str(exc)
+        return run
     run.diffs, run.summary = diff_corpus(list(req.texts), host, board, tok, board_errors=batch.errors,
-                                         host_encoder=req.host_encoder)
+                                         host_encoder=req.host_encoder, recipe=recipe)
     return run
+
+
+def llama_recipe(req: DiffRequest) -> Tokenizer | None:
+    """The host GGUF that emulates a llama.cpp board (req.gguf), with the request's special parsing."""
+    return Tokenizer.from_file(req.gguf, parse_special=req.parse_special) if req.gguf else None
 
 
 @dataclass
@@ -189,13 +222,18 @@ def run_identify(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *,
     texts = identify.probe_texts()
     probe_req = replace(req, add_special_tokens=False)
     try:
-        batch, _ = board_encode(conn, probe_req, texts, cancel, say)
+        batch, _ = board_encode(conn, probe_req, texts, cancel, say, tok)
     except (BoardError, ValueError) as exc:
         out.error = str(exc)
         return out
     out.board_seconds = batch.seconds
     out.error = batch.error
-    out.result = identify.identify(tok, batch.ids)
+    try:
+        recipe = llama_recipe(req)
+    except TokenizerError as exc:
+        out.error = str(exc)
+        return out
+    out.result = identify.identify(tok, batch.ids, recipe)
     return out
 
 

@@ -729,6 +729,24 @@ class BoardConnection:
             on_line(line)
         return RunResult(rc, b"", err)
 
+    # -- a forwarded channel
+    def open_local_port(self, port: int, timeout: float | None = None) -> paramiko.Channel:
+        """A byte stream to 127.0.0.1:port as seen from the board (an SSH "direct-tcpip" channel, RFC 4254
+        7.2): reaches a service that listens only on the board's loopback, without opening a port on the
+        board or on the host. The target is always the board's own 127.0.0.1. Raises BoardError when
+        nothing listens there or the server refuses forwarding."""
+        if not 0 < port < 65536:
+            raise BoardError(f"port {port} is not a TCP port (1-65535)")
+        t = self._require()
+        try:
+            return t.open_channel("direct-tcpip", ("127.0.0.1", port), ("127.0.0.1", 0),
+                                  timeout=timeout or self.profile.connect_timeout or None)
+        except paramiko.ChannelException as e:
+            raise BoardError(f"{self.profile.label}: cannot reach 127.0.0.1:{port} on the board "
+                             f"({e.text or 'refused'}; is the service running, is TCP forwarding allowed?)") from e
+        except (paramiko.SSHException, EOFError, OSError) as e:
+            raise ConnectionLost(f"the connection to {self.profile.label} failed to open a channel: {e}") from e
+
     # -- files
     def sftp(self) -> paramiko.SFTPClient:
         with self._lock:

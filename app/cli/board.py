@@ -251,10 +251,7 @@ def cmd_board_diff(args: argparse.Namespace) -> int:
 
     try:
         p = profile_from_args(args)
-        if args.tokenizer is None:
-            tok = Tokenizer.default()
-        else:
-            tok = Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset)
+        tok = _host_tokenizer(args)
         if args.chat:
             texts = [_chat_text(args.chat, tok, args.config)]
         elif args.jsonl:
@@ -278,14 +275,28 @@ def cmd_board_diff(args: argparse.Namespace) -> int:
     return EXIT_SAME if run.summary.agree else EXIT_DIFFER
 
 
+def _host_tokenizer(args: argparse.Namespace) -> Tokenizer:
+    """The host's tokenizer; --no-parse-special reads special tokens as text on the host too."""
+    if args.tokenizer is None:
+        return Tokenizer.default()
+    return Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset,
+                               parse_special=not args.no_parse_special)
+
+
 def _request(args: argparse.Namespace, texts: list[str]) -> object:
     from ..board.session import DiffRequest
     from ..board.ssh import BoardError
 
-    req = DiffRequest(tuple(texts), args.remote_tokenizer, mode="command" if args.board_cmd else "deploy",
+    mode = "command" if args.board_cmd else "llama-tokenize" if args.llama_tokenize else \
+        "llama-server" if args.llama_server is not None else "deploy"
+    req = DiffRequest(tuple(texts), args.remote_tokenizer, mode=mode,
                       encoder=args.encoder, host_encoder=getattr(args, "host_encoder", "bpe"),
                       add_special_tokens=getattr(args, "special", False), command=args.board_cmd or "",
-                      parser=args.parse, regex=args.regex, input=args.input)
+                      parser=args.parse, regex=args.regex, input=args.input,
+                      llama_tokenize=args.llama_tokenize or "", llama_port=args.llama_server or 0,
+                      parse_special=not args.no_parse_special, gguf=args.gguf or "")
+    if mode == "llama-server" and not 0 < req.llama_port < 65536:
+        raise BoardError(f"--llama-server {args.llama_server}: a TCP port (1-65535)")
     if req.mode == "command" and req.parser == "regex" and not req.regex:
         raise BoardError("--parse regex needs --regex PATTERN (one group: the id)")
     return req
@@ -297,8 +308,7 @@ def cmd_board_identify(args: argparse.Namespace) -> int:
 
     try:
         p = profile_from_args(args)
-        tok = Tokenizer.default() if args.tokenizer is None else \
-            Tokenizer.from_file(args.tokenizer, merges=args.merges, preset=args.preset)
+        tok = _host_tokenizer(args)
         req = _request(args, [])
         with connect(args, p) as conn:
             res = run_identify(conn, req, tok)  # type: ignore[arg-type]
@@ -414,6 +424,16 @@ def _board_tokenizer_opts(d: argparse.ArgumentParser) -> None:
     mode.add_argument("--command", dest="board_cmd",
                       help="the board's own tokenizer command: {tokenizer}, {input} (a file of texts, one per line; "
                            "without it the texts go to stdin)")
+    mode.add_argument("--llama-tokenize", metavar="BINARY",
+                      help="the board runs llama.cpp: its llama-tokenize binary, with --remote-tokenizer the GGUF")
+    mode.add_argument("--llama-server", metavar="PORT", type=int,
+                      help="the board runs llama.cpp's llama-server on its 127.0.0.1:PORT: /tokenize through the "
+                           "SSH connection (a forwarded channel; no port is opened)")
+    d.add_argument("--gguf", metavar="FILE",
+                   help="llama.cpp board and a host tokenizer of another format: the model's GGUF on the host, "
+                        "llama.cpp's recipe (identify's candidate llama.cpp; the diff's llamacpp-recipe rule)")
+    d.add_argument("--no-parse-special", action="store_true",
+                   help="llama.cpp: special tokens in the text are read as text (its --no-parse-special)")
     d.add_argument("--encoder", choices=ENCODERS, default="bpe", help="the deployed engine's encoder")
     d.add_argument("--parse", choices=("jsonl", "ints", "regex"), default="jsonl", help="--command's output")
     d.add_argument("--regex", help="--parse regex: a pattern with one group, the id")

@@ -6,23 +6,27 @@ through `load_dataset` (the file's packaged builder), a folder of text files thr
 `Dataset.from_generator` (one row per file, keyed by the files' paths, sizes and mtimes, so an
 edited file is read again). `map(count_columns, batched=True, num_proc=N)` writes the counted
 rows beside it; datasets names that file by the fingerprint of the input and of the function
-with its arguments (the series carry their files' sha256), so a second run of the same report
-over the same data loads it instead of counting (datasets 5.2: `Dataset._map_single` and
-`_get_cache_file_path`, huggingface/datasets `src/datasets/arrow_dataset.py`). `cache_hit` says
-whether it did: every cache file of the result was there before the run.
+with its arguments (the series carry their files' sha256, `code_fingerprint` the engine's and
+this package's), so a second run of the same report over the same data loads it instead of
+counting (datasets 5.2: `Dataset._map_single` and `_get_cache_file_path`, huggingface/datasets
+`src/datasets/arrow_dataset.py`). `cache_hit` says whether it did: every cache file of the
+result was there before the run.
 
 Does not: run without `datasets` (optional.py says how to get it), or keep the text in memory.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .corpus import Source, decode
+from .. import _tokcore
+from .corpus import CorpusError, Source, decode, read_table
 from .counting import RowCounts, count_batch, from_columns, to_columns
 from .optional import need
 from .series import Series
@@ -45,9 +49,25 @@ def text_rows(files: list[str], stamps: list[tuple[int, int]]) -> Iterator[dict[
         yield {"lang": p.stem, "text": decode(p.read_bytes(), p)}
 
 
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """sha256 of what decides the counts: the engine's binary and this package's sources.
+
+    subtle: datasets hashes a map function of an importable module by its name only (dill pickles
+    it by reference), so a new tokinspect would be served the old version's counts; this string,
+    one of the function's arguments, is part of the fingerprint instead.
+    """
+    h = hashlib.sha256()
+    for f in [Path(_tokcore.__file__), *sorted(Path(__file__).parent.glob("*.py"))]:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
 def count_columns(batch: dict[str, list[Any]], series: list[Series], lang_column: str,
-                  text_column: str) -> dict[str, list[object]]:
-    """The map function: a batch of (language, text) rows -> their counts as columns."""
+                  text_column: str, code: str = "") -> dict[str, list[object]]:
+    """The map function: a batch of (language, text) rows -> their counts as columns (`code`: only
+    for the fingerprint)."""
+    del code
     rows = count_batch(batch[lang_column], batch[text_column], series)
     return to_columns(rows, len(series))
 
@@ -60,11 +80,23 @@ def load_source(src: Source, cache_dir: str | None) -> Any:
         features = datasets.Features({"lang": datasets.Value("string"), "text": datasets.Value("string")})
         return datasets.Dataset.from_generator(text_rows, features=features, cache_dir=cache_dir,
                                                gen_kwargs={"files": files, "stamps": stamps})
-    ds = datasets.load_dataset(LOADERS[src.kind], data_files=[str(f.resolve()) for f in src.files],
-                               split="train", cache_dir=cache_dir)
+    if src.kind in ("parquet", "arrow"):
+        for f in src.files:    # refused here, naming the file, before datasets logs its own trace
+            read_table(f, src.kind, schema_only=True)
+    try:
+        ds = datasets.load_dataset(LOADERS[src.kind], data_files=[str(f.resolve()) for f in src.files],
+                                   split="train", cache_dir=cache_dir)
+    except Exception as exc:  # noqa: BLE001 - datasets' own errors (DatasetGenerationError ...): one sentence
+        cause = exc.__cause__ or exc
+        raise CorpusError(f"{src.files[0]}: datasets could not read it "
+                          f"({str(cause).splitlines()[0] if str(cause) else type(cause).__name__})") from None
     missing = [c for c in (src.lang_column, src.text_column) if c not in ds.column_names]
     if missing:
-        raise ValueError(f"{src.files[0]}: no column {missing[0]!r} (columns: {', '.join(ds.column_names)})")
+        raise CorpusError(f"{src.files[0]}: no column {missing[0]!r} (columns: {', '.join(ds.column_names)})")
+    for c in (src.lang_column, src.text_column):
+        dtype = getattr(ds.features[c], "dtype", None)
+        if dtype not in ("string", "large_string"):
+            raise CorpusError(f"{src.files[0]}: column {c!r} is {dtype or ds.features[c]}, not a string")
     return ds
 
 
@@ -79,7 +111,8 @@ def run_datasets(src: Source, series: Sequence[Series], workers: int = 1, cache_
     lang_col, text_col = ("lang", "text") if src.kind == "text" else (src.lang_column, src.text_column)
     before = _existing(ds)
     mapped = ds.map(count_columns, batched=True, batch_size=batch_size, num_proc=workers if workers > 1 else None,
-                    fn_kwargs={"series": list(series), "lang_column": lang_col, "text_column": text_col},
+                    fn_kwargs={"series": list(series), "lang_column": lang_col, "text_column": text_col,
+                               "code": code_fingerprint()},
                     remove_columns=ds.column_names, desc="tokinspect languages")
     files = tuple(c["filename"] for c in mapped.cache_files)
     rows = from_columns(mapped.to_dict(), len(series))

@@ -97,7 +97,7 @@ def text_table(rep: Report, first: int | None = None) -> str:
 def _bars_svg(labels: list[str], series: list[str], values: list[list[float]], title: str, log: bool) -> str:
     """Horizontal grouped bars, one group per label; log: a log10 axis with 1 at the origin line."""
     row_h, bar_h = 6 + 9 * len(series), 8
-    left, width, top = 180, 560, 30
+    left, width, top = 180, 560, 30 + 11 * len(series)
     height = top + row_h * len(labels) + 30
     vals = [v for vs in values for v in vs if v > 0]
     if log:
@@ -131,7 +131,8 @@ def _bars_svg(labels: list[str], series: list[str], values: list[list[float]], t
     ticks = [10 ** (lo + (hi - lo) * j / 4) for j in range(5)] if log else [hi * j / 4 for j in range(5)]
     for t in ticks:
         parts.append(f'<line x1="{x(t):.1f}" y1="{top}" x2="{x(t):.1f}" y2="{y_axis}" stroke="#ccc"/>')
-        parts.append(f'<text x="{x(t):.1f}" y="{y_axis + 12}" text-anchor="middle">{t:.2f}</text>')
+        for y in (top - 3, y_axis + 12):     # the scale above the bars and below them
+            parts.append(f'<text x="{x(t):.1f}" y="{y}" text-anchor="middle">{t:.2f}</text>')
     if log:
         parts.append(f'<line x1="{origin:.1f}" y1="{top}" x2="{origin:.1f}" y2="{y_axis}" stroke="#000"/>')
     parts.append("</svg>")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.defaults import qwen_tiktoken_path
 from ..core.tokenizer import DEFAULTS, ENCODERS, Tokenizer, file_sha256
 
 GENERIC_NAMES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.bin", "tokenizer.tiktoken")
@@ -51,6 +52,9 @@ def make_series(source: str, encoder: str = "bpe", preset: str | None = None) ->
     p = Path(source)
     if not p.is_file():
         raise ValueError(f"{source}: no such tokenizer file (or one of the embedded: {', '.join(DEFAULTS)})")
+    for key in DEFAULTS:    # an embedded rank file named by its path is that default (its preset and tokens)
+        if preset is None and p.resolve() == qwen_tiktoken_path(key).resolve():
+            return make_series(key, encoder)
     return Series(str(p.resolve()), encoder, preset, file_sha256(p))
 
 

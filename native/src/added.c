@@ -122,6 +122,11 @@ static int is_word_char(uint32_t cp) {
 
 /* The code point ending at byte `end` (end > 0): the valid sequence of 2-4
  * bytes ending there, else the single byte (ASCII or an invalid unit). */
+/* C's isspace() in the "C" locale: space, \t, \n, \v, \f, \r */
+static int is_ascii_space(uint32_t cp) {
+    return cp == ' ' || (cp >= 0x09 && cp <= 0x0D);
+}
+
 static uint32_t cp_before(const uint8_t *s, size_t end, size_t *start) {
     for (size_t back = 2; back <= 4 && back <= end; back++) {
         size_t j = end - back;
@@ -167,7 +172,7 @@ int tc_added_split(const tc_tokenizer *tok, const tc_trie *t, const uint8_t *s, 
                 while (ns > 0) {
                     size_t ps;
                     uint32_t cp = cp_before(s, ns, &ps);
-                    if (!tc_unicode_is_space(cp)) break;
+                    if (!(sp->ascii_strip ? is_ascii_space(cp) : tc_unicode_is_space(cp))) break;
                     ns = ps;
                 }
                 start = ns > start_offset ? ns : start_offset;
@@ -176,7 +181,7 @@ int tc_added_split(const tc_tokenizer *tok, const tc_trie *t, const uint8_t *s, 
                 while (stop < len) {
                     int n;
                     uint32_t cp = tc_utf8_decode(s, len, stop, &n);
-                    if (!tc_unicode_is_space(cp)) break;
+                    if (!(sp->ascii_strip ? is_ascii_space(cp) : tc_unicode_is_space(cp))) break;
                     stop += (size_t)n;
                 }
             }

@@ -61,9 +61,15 @@ static tc_heap_item heap_pop(tc_bpe_scratch *sc) {
     return top;
 }
 
+/* A unit without a token that stays in the word (GGUF, llama.cpp's llm_tokenizer_bpe_session::tokenize:
+ * every UTF-8 char is a symbol, merged only by bigrams of adjacent symbols, so a char without a token keeps
+ * its neighbours apart; at the end it has no token and emits nothing). HF drops such a unit instead. */
+#define BARRIER_ID UINT32_MAX
+
 /* Looks up the merge of two adjacent symbols. */
 static inline int pair_merge(const tc_model *m, int rank_mode, const uint8_t *chunk, const tc_sym *a, const tc_sym *b,
                              uint32_t *rank, uint32_t *new_id) {
+    if (a->id == BARRIER_ID || b->id == BARRIER_ID) return 0;
     if (!rank_mode) {
         const tc_merge *mg = tc_pairmap_get(&m->merges, a->id, b->id);
         if (!mg) return 0;
@@ -138,6 +144,14 @@ static int trace_push_step(tc_trace *tr, uint32_t pos, uint32_t rank, uint32_t l
     return 0;
 }
 
+/* The index of symbol pos among the trace's initial symbols, which leave barriers out (O(pos): only a chunk
+ * with a barrier pays it, when traced). */
+static uint32_t trace_pos(const tc_bpe_scratch *sc, uint32_t pos) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < pos; i++) k += sc->syms[i].id != BARRIER_ID;
+    return k;
+}
+
 int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr,
                  int rank_mode) {
     const tc_model *m = &tok->model;
@@ -193,6 +207,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     uint32_t cursor = 0;
     int64_t unk_pending = -1;
     uint32_t unk_len = 0;
+    int barriers = 0;   /* a BARRIER_ID symbol is in the list (not in the trace's initial symbols) */
 #define PUSH(id_, len_) do { if (push_sym(sc, &n, (uint32_t)(id_), cursor, (uint32_t)(len_)) != 0) return -1; \
                              cursor += (uint32_t)(len_); } while (0)
     for (size_t i = 0; i < len;) {
@@ -240,7 +255,12 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
                 unk_len = (uint32_t)ulen;
             }
         }
-        /* else: HF drops a unit that has no id and no unk token */
+        /* else: HF drops a unit that has no id and no unk token; llama.cpp keeps it as a barrier */
+        else if (tok->drop_missing_bytes) {
+            if (unk_pending >= 0) { PUSH(unk_pending, unk_len); unk_pending = -1; }
+            PUSH(BARRIER_ID, ulen);
+            barriers = 1;
+        }
         i += ulen;
     }
     if (unk_pending >= 0) PUSH(unk_pending, unk_len);
@@ -249,7 +269,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     sc->syms[n - 1].next = -1;
     if (tr) {
         for (size_t i = 0; i < n; i++)
-            if (trace_push_sym(tr, sc->syms[i].id) != 0) return -1;
+            if (sc->syms[i].id != BARRIER_ID && trace_push_sym(tr, sc->syms[i].id) != 0) return -1;
     }
 
     /* 2. merge: lowest (rank, position) first */
@@ -270,7 +290,8 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         uint32_t rank, nid;
         /* subtle: HF checks only that the pair still yields the same new id */
         if (!pair_merge(m, rank_mode, chunk, cur, right, &rank, &nid) || nid != top.new_id) continue;
-        if (tr && trace_push_step(tr, top.pos, top.rank, cur->id, right->id, top.new_id) != 0) return -1;
+        if (tr && trace_push_step(tr, barriers ? trace_pos(sc, top.pos) : top.pos, top.rank, cur->id, right->id,
+                                  top.new_id) != 0) return -1;
         cur->id = top.new_id;
         cur->len += right->len;
         cur->next = right->next;
@@ -289,6 +310,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     /* 3. emit the surviving symbols in order */
     for (int32_t i = 0; i >= 0; i = sc->syms[i].next) {
         const tc_sym *s = &sc->syms[i];
+        if (s->id == BARRIER_ID) continue;
         if (emit(sc, s->id, s->start, s->start + s->len) != 0) return -1;
     }
     return 0;

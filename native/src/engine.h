@@ -187,10 +187,12 @@ typedef enum tc_model_kind {
     TC_MODEL_WORDLEVEL,   /* wordpiece.c: one vocabulary lookup per word */
     TC_MODEL_SPM_LLAMA,    /* llama.cpp's SPM (GGUF "llama"): score-ordered merges, spm.c */
     TC_MODEL_UNIGRAM,         /* unigram.h: Viterbi over piece scores */
-    TC_MODEL_WPM_LLAMA        /* llama.cpp's WPM (GGUF "bert"): its own split, then longest match, wpm.c */
+    TC_MODEL_WPM_LLAMA,       /* llama.cpp's WPM (GGUF "bert"): its own split, then longest match, wpm.c */
+    TC_MODEL_UGM              /* llama.cpp's UGM (GGUF "t5"): its normalizer and Viterbi per fragment, ugm.c */
 } tc_model_kind;
 
 struct tc_unigram;
+struct tc_ugm;
 
 typedef struct tc_model {
     tc_model_kind kind;
@@ -212,6 +214,7 @@ typedef struct tc_model {
     int newline_runs_whole;      /* BPE_MERGES: a chunk of only '\n' that is a token is that token (gemma4) */
     float *scores;               /* SPM_LLAMA: each id's score (owned), else NULL */
     struct tc_unigram *unigram;  /* UNIGRAM: scores and trie */
+    struct tc_ugm *ugm;          /* UGM: tries, scores, charsmap (ugm.h) */
 } tc_model;
 
 struct tc_tokenizer {

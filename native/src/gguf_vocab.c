@@ -11,14 +11,14 @@
  * token text (end-of-generation and FIM texts become CONTROL, gpt-oss's
  * always-rendered texts USER_DEFINED, a normal "</s>" beside
  * "<|tool_response>" NORMAL, LSTRIP/RSTRIP by model name), the partition
- * (CONTROL and UNKNOWN tokens only with parse_special, USER_DEFINED always).
+ * (CONTROL and UNKNOWN tokens only with parse_special, USER_DEFINED always;
+ * LSTRIP/RSTRIP strip ASCII whitespace only, as its isspace() on bytes).
  * Refused with the reason: a vocabulary without a usable unk token (WPM
  * would emit the id -1), fewer token types than tokens, two tokens with the
  * same text (load asserts id_to_token.size() == token_to_id.size()).
  * Does not (known approximations): llama.cpp matches special tokens longest
  * first over the whole text, ties in an unspecified order, where the
- * partition here is leftmost-longest; LSTRIP/RSTRIP strip what the added
- * tokens' rules call whitespace, not C isspace(); when a vocabulary holds
+ * partition here is leftmost-longest; when a vocabulary holds
  * two texts of one FIM kind, llama.cpp marks the first its hash map yields
  * and this the lower id; an empty token is kept empty (llama.cpp renames it
  * "[EMPTY_i]").
@@ -151,6 +151,7 @@ int tc_gguf_add_special(tc_tokenizer *tok, const tc_gguf *g, int parse_special, 
         sp.content = (const char *)s; sp.content_len = len; sp.id = i; sp.special = special;
         sp.lstrip = (attr[i] & A_LSTRIP) != 0;
         sp.rstrip = (attr[i] & A_RSTRIP) != 0;
+        sp.ascii_strip = 1;   /* tokenizer_st_partition: while (isspace(raw_text[...])), on bytes */
         rc = tc_add_tokens(tok, &sp, 1, err);
         if (rc != TC_OK && !err->code) rc = tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     }

@@ -14,9 +14,10 @@
  * spm.c's score-ordered merges with "<0xNN>" byte fallback. "gemma4" (the BPE
  * type with pre type GEMMA4): raw UTF-8 with spaces escaped to U+2581, one
  * split on '\n' runs, "<0xNN>" byte tokens (gguf_vocab.c). "bert" (WPM) is
- * built by gguf_vocab.c and encoded by wpm.c.
- * Does not (refused with the reason): "t5" (UGM) and the other vocabulary
- * types, and `pre` types outside the table.
+ * built by gguf_vocab.c and encoded by wpm.c. "t5" (UGM) is built and
+ * encoded by ugm.c.
+ * Does not (refused with the reason): the other vocabulary types, and
+ * `pre` types outside the table.
  * Known approximations: overlapping special tokens are matched
  * leftmost-longest (llama.cpp takes them longest first over the whole text);
  * a merge whose result is not a token is dropped (llama.cpp merges it and
@@ -29,6 +30,7 @@
 #include "gguf.h"
 #include "pretok.h"
 #include "gguf_build.h"
+#include "ugm.h"
 
 void tc_describe_update(tc_tokenizer *tok, const char *format);
 
@@ -59,6 +61,14 @@ void tc_describe_update(tc_tokenizer *tok, const char *format);
     "-\xf0\x90\xb2\xb2\xf0\x90\xb3\x80-\xf0\x90\xb3\xb2\xf0\x91\xa2\xa0-\xf0\x91\xa3\x9f\xf0\x9e\xa4\x80-\xf0" \
     "\x9e\xa5\x83]+"
 
+/* "[一-龥ࠀ-一가-퟿]+" as llama.cpp matches it: a regex without \\p{..} runs on std::wregex over the text with
+ * every non-ASCII whitespace code point replaced by 0x0B (unicode.cpp, unicode_regex_split: "std::wregex \\s
+ * does not mach non-ASCII whitespaces"), so U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F and U+3000
+ * never match a literal range: they are left out of U+0800-U+4E00 here */
+#define RX_DS_CJK "[\xe4\xb8\x80-\xe9\xbe\xa5\xe0\xa0\x80-\xe1\x99\xbf\xe1\x9a\x81-\xe1\xbf\xbf\xe2\x80\x8b-\xe2\x80\xa7\xe2\x80\xaa-\xe2\x80\xae\xe2\x80\xb0-\xe2\x81\x9e\xe2\x81\xa0-\xe2\xbf\xbf\xe3\x80\x81-\xe4\xb8\x80\xea\xb0\x80-\xed\x9f\xbf]+"
+/* "\\s?[!-/:-~！-／：-～‘-‟　-。]+" likewise: U+3000 (whitespace) is left out of U+3000-U+3002 */
+#define RX_DSLLM_PUNCT "\\s?[!-/:-~！-／：-～‘-‟、-。]+"
+
 typedef struct pre_rule {
     const char *names[12];        /* the `pre` strings llama.cpp maps to this type */
     const char *regex[6];         /* regex_exprs */
@@ -78,9 +88,9 @@ static const pre_rule PRE_RULES[] = {
     {{"dbrx", "smaug-bpe"}, {RX_LLAMA3}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_DEEPSEEK_LLM */
     {{"deepseek-llm"},
-     {"[\r\n]", RX_DSLLM_LETTERS, "\\s?[!-/:-~！-／：-～‘-‟　-。]+", "\\s+$", "[一-龥ࠀ-一가-퟿]+", "\\p{N}+"}, 0, 0, 0},
+     {"[\r\n]", RX_DSLLM_LETTERS, RX_DSLLM_PUNCT, "\\s+$", RX_DS_CJK, "\\p{N}+"}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_DEEPSEEK_CODER */
-    {{"deepseek-coder"}, {"[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", "[一-龥ࠀ-一가-퟿]+", "\\p{N}"}, 0, 0, 0},
+    {{"deepseek-coder"}, {"[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", RX_DS_CJK, "\\p{N}"}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_FALCON */
     {{"falcon"}, {"[\\p{P}\\$\\+<=>\\^~\\|`]+", RX_GPT2, "[0-9][0-9][0-9]"}, 0, 0, 0},
     /* LLAMA_VOCAB_PRE_TYPE_STARCODER, REFACT, COMMAND_R, SMOLLM, CODESHELL, EXAONE, MINERVA, MELLUM2 */
@@ -189,37 +199,6 @@ int tc_gguf_describe(tc_tokenizer *tok, const tc_gguf *g, int add_bos, int add_e
     return bad;
 }
 
-/* The special-token partition (cache_special_tokens, tokenizer_st_partition): CONTROL, USER_DEFINED
- * and UNKNOWN tokens, CONTROL and UNKNOWN only when special tokens are parsed. rstrip: phi-3's rule
- * (load: a model name containing "phi-3"/"phi3" gives every such token RSTRIP, and "</s>" too, but not
- * "<unk>", "<s>", "<|endoftext|>"). */
-static int add_partition(tc_tokenizer *tok, const tc_gguf *g, int parse_special, tc_error *err) {
-    const char *name = tc_gguf_str(g, g->name);
-    char low[128] = {0};
-    for (size_t i = 0; name && name[i] && i + 1 < sizeof low; i++)
-        low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
-    int phi3 = strstr(low, "phi-3") != NULL || strstr(low, "phi3") != NULL;
-    for (uint32_t i = 0; g->types && i < g->tokens.n; i++) {
-        int32_t t = g->types[i];
-        uint32_t len;
-        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
-        int part = t == TC_GGUF_TT_CONTROL || t == TC_GGUF_TT_USER_DEFINED || t == TC_GGUF_TT_UNKNOWN;
-        int rstrip = phi3 && part;
-        if (phi3 && len == 4 && memcmp(s, "</s>", 4) == 0) rstrip = 1;
-        if (phi3 && ((len == 5 && memcmp(s, "<unk>", 5) == 0) || (len == 3 && memcmp(s, "<s>", 3) == 0) ||
-                     (len == 13 && memcmp(s, "<|endoftext|>", 13) == 0)))
-            rstrip = 0;
-        if (!part) continue;
-        if (t != TC_GGUF_TT_USER_DEFINED && !parse_special) continue;
-        if (len == 0) continue;
-        tc_added_token_spec sp;
-        memset(&sp, 0, sizeof sp);
-        sp.content = (const char *)s; sp.content_len = len; sp.id = i; sp.special = t != TC_GGUF_TT_USER_DEFINED;
-        sp.rstrip = rstrip;
-        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) return err->code ? err->code : TC_ERR_NOMEM;
-    }
-    return TC_OK;
-}
 
 /* tokenizer.ggml.model "llama": llama.cpp's SPM (load: LLAMA_VOCAB_TYPE_SPM; default ids bos 1, eos 2,
  * unk 0; add_space_prefix, add_bos true, add_eos false, then the file's keys). tokenize: each text
@@ -291,7 +270,7 @@ static tc_tokenizer *build_spm(const tc_gguf *g, int parse_special, tc_error *er
     int add_eos = g->flags[TC_GGUF_ADD_EOS] >= 0 ? g->flags[TC_GGUF_ADD_EOS] : 0;
     if (add_bos && ids[TC_GGUF_BOS] < 0) add_bos = 0;
     if (add_eos && ids[TC_GGUF_EOS] < 0) add_eos = 0;
-    if (add_partition(tok, g, parse_special, err) != TC_OK) goto fail;
+    if (tc_gguf_add_special(tok, g, parse_special, err) != TC_OK) goto fail;   /* gguf_vocab.c */
     if (tc_gguf_set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
     tc_describe_update(tok, "gguf");
@@ -310,11 +289,12 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
         return tc_error_set(err, TC_ERR_FORMAT, "GGUF: no tokenizer.ggml.tokens (llama.cpp: cannot find tokenizer vocab)"), NULL;
     if (strcmp(model, "llama") == 0) return build_spm(g, parse_special, err);
     if (strcmp(model, "bert") == 0) return tc_gguf_build_wpm(g, parse_special, err);
+    if (strcmp(model, "t5") == 0) return tc_gguf_build_ugm(g, parse_special, err);
     int gemma4 = strcmp(model, "gemma4") == 0;
     if (strcmp(model, "gpt2") != 0 && !gemma4)
         return tc_error_set(err, TC_ERR_UNSUPPORTED,
-                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\", \"gemma4\", \"llama\" "
-                            "and \"bert\", llama.cpp's BPE, SPM and WPM)", model),
+                            "GGUF: tokenizer.ggml.model \"%.60s\" is not supported yet (only \"gpt2\", \"gemma4\", \"llama\", "
+                            "\"bert\" and \"t5\", llama.cpp's BPE, SPM, WPM and UGM)", model),
                NULL;
     /* load: "gemma4" is the BPE type with tokenizer_pre = "gemma4", whatever the file's pre says */
     const char *pre = gemma4 ? "gemma4" : tc_gguf_str(g, g->pre);
@@ -390,21 +370,8 @@ static tc_tokenizer *build(const tc_gguf *g, int parse_special, tc_error *err) {
     }
     if (add_bos && ids[TC_GGUF_BOS] < 0) add_bos = 0;   /* llama.cpp asserts; we add nothing */
     if (add_eos && ids[TC_GGUF_EOS] < 0) add_eos = 0;
-    if (rule->spm_style && tc_gguf_add_special(tok, g, parse_special, err) != TC_OK) goto fail;
-    /* the special-token partition: CONTROL, USER_DEFINED and UNKNOWN tokens (cache_special_tokens);
-     * CONTROL and UNKNOWN only when special tokens are parsed (tokenizer_st_partition) */
-    for (uint32_t i = 0; !rule->spm_style && g->types && i < n; i++) {
-        int32_t t = g->types[i];
-        if (t != TC_GGUF_TT_CONTROL && t != TC_GGUF_TT_USER_DEFINED && t != TC_GGUF_TT_UNKNOWN) continue;
-        if (t != TC_GGUF_TT_USER_DEFINED && !parse_special) continue;
-        uint32_t len;
-        const uint8_t *s = tc_gguf_at(g, &g->tokens, i, &len);
-        if (len == 0) continue;
-        tc_added_token_spec sp;
-        memset(&sp, 0, sizeof sp);
-        sp.content = (const char *)s; sp.content_len = len; sp.id = i; sp.special = t != TC_GGUF_TT_USER_DEFINED;
-        if (tc_add_tokens(tok, &sp, 1, err) != TC_OK) goto fail;
-    }
+    /* the special-token partition with llama.cpp's token attributes (gguf_vocab.c) */
+    if (tc_gguf_add_special(tok, g, parse_special, err) != TC_OK) goto fail;
     if (tc_gguf_set_template(tok, add_bos ? ids[TC_GGUF_BOS] : -1, add_eos ? ids[TC_GGUF_EOS] : -1, err) != TC_OK) goto fail;
     if (tc_tokenizer_finish(tok, err) != TC_OK) goto fail;
     tc_buf_free(&tmp);

@@ -1169,7 +1169,8 @@ static void describe(tc_tokenizer *tok, const char *format, const ld *L) {
                      : tok->model.kind == TC_MODEL_WORDPIECE ? "WordPiece"
                      : tok->model.kind == TC_MODEL_WORDLEVEL ? "WordLevel"
                      : tok->model.kind == TC_MODEL_SPM_LLAMA ? "SPM (llama.cpp)"
-                     : tok->model.kind == TC_MODEL_WPM_LLAMA ? "WPM (llama.cpp)" : "BPE",
+                     : tok->model.kind == TC_MODEL_WPM_LLAMA ? "WPM (llama.cpp)"
+                     : tok->model.kind == TC_MODEL_UGM ? "UGM (llama.cpp)" : "BPE",
              tc_vocab_size(tok), tok->model.vocab.n,
              tok->model.merges.used, tok->nadded, tok->byte_level ? "true" : "false",
              tok->model.ignore_merges ? "true" : "false", tok->model.byte_fallback ? "true" : "false");

@@ -14,6 +14,7 @@
 #include "wordpiece.h"
 #include "unigram.h"
 #include "wpm.h"
+#include "ugm.h"
 #include "pretok.h"
 #include "unicode.h"
 #include "spm_model.h"
@@ -186,6 +187,9 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
         if (r != 0) return r;
     } else if (tok->model.kind == TC_MODEL_WPM_LLAMA) {
         if (tc_wpm_chunk(tok, &c->bpe, chunk, clen) != 0) return -1;
+    } else if (tok->model.kind == TC_MODEL_UGM) {
+        int r = tc_ugm_chunk(tok, &c->bpe, chunk, clen);
+        if (r != 0) return r;
     } else if (tc_bpe_chunk(tok, &c->bpe, chunk, clen, c->tr, c->rank_mode) != 0) {
         return -1;
     }
@@ -689,6 +693,8 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         if (sg.end == sg.start) continue;
         int r = run_segment(&c, sg.start, sg.end);
         if (r == -2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: a normalizer or pre-tokenizer regex exceeded its step limit on this text"); goto done; }
+        if (r == -4) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: the precompiled charsmap points past its end on this text (llama.cpp: \"Index out of array bounds in precompiled charsmap!\")"); goto done; }
+        if (r == -3 && tok->model.kind == TC_MODEL_UGM) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: the text has a character that no token covers, and the vocabulary has no unknown token"); goto done; }
         if (r == -3 && tok->model.kind != TC_MODEL_UNIGRAM) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: a word is not in the vocabulary and the model's unk token is not either (HF: \"Missing [UNK] token from the vocabulary\")"); goto done; }
         if (r == -3) { rc = tc_error_set(err, TC_ERR_FORMAT, "encode: the text has a character that no piece covers, and the Unigram model has no unk_id (HF: \"Encountered an unknown token but `unk_id` is missing\")"); goto done; }
         if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }

@@ -147,6 +147,8 @@ typedef struct tc_added_token_spec {
     int special, lstrip, rstrip, single_word, normalized;
     int not_in_text;   /* 1: never matched in input text (Tekken's special tokens: mistral-common
                         * encodes text with tiktoken given no special tokens); ids and decode only */
+    int ascii_strip;   /* 1: lstrip/rstrip remove ASCII whitespace only (llama.cpp's tokenizer_st_partition
+                        * tests isspace() on bytes), not every Unicode space as HF does */
 } tc_added_token_spec;
 int tc_add_tokens(tc_tokenizer *tok, const tc_added_token_spec *specs, size_t n, tc_error *err);
 

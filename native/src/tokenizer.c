@@ -8,6 +8,7 @@
  */
 #include "added.h"
 #include "unigram.h"
+#include "ugm.h"
 #include "unicode.h"
 #include "spm_model.h"
 #include "chunk_cache.h"
@@ -30,6 +31,7 @@ void tc_free(tc_tokenizer *t) {
     free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
     tc_unigram_free(t->model.unigram);
+    tc_ugm_free(t->model.ugm);
     tc_strmap_free(&t->model.by_bytes);
     tc_greedy_release(t);
     tc_spm_free(t->spm);
@@ -267,7 +269,7 @@ static int index_ready(const tc_tokenizer *tok, tc_index ix) {
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc) {
     switch (enc) {
     case TC_ENC_BPE:
-        return tok->model.kind == TC_MODEL_UNIGRAM || index_ready(tok, tok->model.bpe_is_rank ? TC_IX_BYTES : TC_IX_MERGES);
+        return tok->model.kind == TC_MODEL_UNIGRAM || tok->model.kind == TC_MODEL_UGM || index_ready(tok, tok->model.bpe_is_rank ? TC_IX_BYTES : TC_IX_MERGES);
     case TC_ENC_RANK: return index_ready(tok, TC_IX_BYTES);
     case TC_ENC_GREEDY:
     case TC_ENC_KESTREL_V1:
@@ -333,6 +335,11 @@ int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err) {
     if (tok->model.kind == TC_MODEL_WPM_LLAMA && enc != TC_ENC_BPE)
         return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's WPM vocabulary (a GGUF \"bert\" model): it matches the "
                             "longest piece of each word and has no merges; it is not byte-level", tc_encoder_name(enc));
+    /* a GGUF "t5" vocabulary: "bpe" is llama.cpp's UGM session (ugm.c), nothing else applies */
+    if (tok->model.kind == TC_MODEL_UGM && enc != TC_ENC_BPE)
+        return tc_error_set(err, TC_ERR_UNSUPPORTED, "%s: this is llama.cpp's UGM vocabulary (a GGUF \"t5\" model): a Unigram "
+                            "model that picks the best-scoring segmentation, with no merges, and not byte-level",
+                            tc_encoder_name(enc));
     /* bpe on a rank file: merges recovered from the bytes index */
     if (enc == TC_ENC_BPE && tok->model.bpe_is_rank) return prepare_index(tok, TC_IX_BYTES, build_bytes_index, err);
     if (enc == TC_ENC_BPE) {

@@ -201,10 +201,13 @@ tc_unigram *tc_unigram_trie_new(const uint8_t *const *pieces, const size_t *lens
         return NULL;
     }
     u->n = n; u->unk_id = -1;
-    for (uint32_t i = 0; i < n; i++) sorted[i] = i;
+    /* only the pieces in the trie are sorted: a GGUF's user-defined matcher holds a handful of 250k */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (lens[i]) sorted[m++] = i;
     sort_ctx c = {pieces, lens};
-    sort_ids(&c, sorted, tmp, n);
-    int rc = build_trie(u, &c, sorted, n);
+    sort_ids(&c, sorted, tmp, m);
+    int rc = build_trie(u, &c, sorted, m);
     free(sorted);
     free(tmp);
     if (rc != 0) {

@@ -1,6 +1,7 @@
 /* fuzz_detect.c - format detection and the refusal sentences: tc_detect_format,
  * tc_detect_other, tc_format_name, tc_refuse_file on any bytes; what is
- * detected as a Tekken file is loaded and encoded. */
+ * detected as a Tekken file or a SentencePiece model (BPE or Unigram) is
+ * loaded and encoded. */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -19,10 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     err = (tc_error){0};
     FUZZ_CHECK(tc_refuse_unsupported("f.bin", f, &err) == TC_ERR_UNSUPPORTED);
     fuzz_check_error(&err);
-    if (f == TC_FORMAT_TEKKEN) {
+    if (f == TC_FORMAT_TEKKEN || f == TC_FORMAT_SPM_MODEL) {
         static const uint8_t TEXT[] = "Hello world! 123 na\xc3\xafve <s> [INST]\n\n  tab\t\xff";
         err = (tc_error){0};
-        tc_tokenizer *tok = tc_load_tekken(copy, size, &err);
+        tc_tokenizer *tok = f == TC_FORMAT_TEKKEN ? tc_load_tekken(copy, size, &err) : tc_load_spm_model(copy, size, &err);
         if (tok) {
             fuzz_exercise(tok, TEXT, sizeof TEXT - 1);
             tc_free(tok);

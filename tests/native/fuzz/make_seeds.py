@@ -258,13 +258,42 @@ def gguf_seeds() -> list[bytes]:
         seeds.append(b"\x00" + g[:cut])
     for _ in range(24):
         seeds.append(bytes([rng.randrange(2)]) + mutate(rng, g, 4))
-    for w in wpm_gemma4_seeds():
+    for w in wpm_gemma4_seeds() + t5_seeds():
         seeds += [b"\x00" + w, b"\x01" + w]
         for cut in sorted(rng.sample(range(4, len(w)), 8)):
             seeds.append(b"\x00" + w[:cut])
         for _ in range(8):
             seeds.append(bytes([rng.randrange(2)]) + mutate(rng, w, 4))
     return seeds
+
+
+def t5_seeds() -> list[bytes]:
+    """GGUF "t5" (llama.cpp's UGM): pieces with scores, CONTROL/UNKNOWN/USER_DEFINED/UNUSED types, the space
+    flags, a small precompiled charsmap (a one-rule XOR-compressed double array: "A" -> "a"), then a charsmap
+    cut short, one without its size header, and one whose replacement offset is past its end."""
+    def ints(key: str, typ: int, fmt: str, vals: list) -> bytes:
+        return _gkv(key, 9, struct.pack("<IQ", typ, len(vals)) + struct.pack(f"<{len(vals)}{fmt}", *vals))
+
+    def charsmap(value: int) -> bytes:
+        # xcda_array_view: root BASE 1; "A" (0x41) at 1 ^ 0x41 = 0x40 is a leaf whose BASE leads to the value node
+        units = [0] * 256
+        units[0] = 1 << 10
+        units[0x40] = 0x41 | (1 << 8) | ((0x40 ^ 0x80) << 10)
+        units[0x80] = (1 << 31) | value
+        blob = struct.pack(f"<{len(units)}I", *units)
+        return struct.pack("<I", len(blob)) + blob + b"a\x00"
+
+    toks = ["<pad>", "</s>", "<unk>", "\u2581", "a", "b", "\u2581a", "ab", "[X]", "zz", "\u2581the"]
+    types = [3, 3, 2, 1, 1, 1, 1, 1, 4, 5, 1]
+    t5 = [_gkv("general.architecture", 8, _gs(b"t5")), _gkv("tokenizer.ggml.model", 8, _gs(b"t5")),
+          _gstrs("tokenizer.ggml.tokens", toks), ints("tokenizer.ggml.token_type", 5, "i", types),
+          ints("tokenizer.ggml.scores", 6, "f", [-float(i) for i in range(len(toks))]),
+          _gkv("tokenizer.ggml.add_space_prefix", 7, b"\x01"), _gkv("tokenizer.ggml.remove_extra_whitespaces", 7, b"\x01")]
+    cm = lambda b: _gkv("tokenizer.ggml.precompiled_charsmap", 9, struct.pack("<IQ", 0, len(b)) + b)  # noqa: E731
+    full = charsmap(0)
+    return [_gguf(t5), _gguf(t5 + [cm(full)]), _gguf(t5[:5] + [cm(full)]), _gguf(t5 + [cm(full[:300])]),
+            _gguf(t5 + [cm(b"\x04\x00")]), _gguf(t5 + [cm(charsmap(99))]),
+            _gguf(t5 + [_gkv("tokenizer.ggml.unknown_token_id", 4, struct.pack("<I", 99))])]
 
 
 def wpm_gemma4_seeds() -> list[bytes]:
@@ -295,6 +324,28 @@ def wpm_gemma4_seeds() -> list[bytes]:
     bad_unk = bert[:5] + [_gkv("tokenizer.ggml.unknown_token_id", 4, struct.pack("<I", 99))] + bert[6:]
     repeated = bert[:3] + [_gstrs("tokenizer.ggml.tokens", wtoks + ["lo"])] + bert[4:]
     return [_gguf(bert), _gguf(gemma), _gguf(bad_unk), _gguf(repeated), _gguf(gemma[:5] + gemma[6:])]
+
+
+def spm_unigram_seeds(piece) -> list[bytes]:
+    """SentencePiece .model files of model type Unigram (the default when trainer_spec says none): normal,
+    USER_DEFINED, CONTROL, UNUSED and BYTE pieces with byte_fallback; normalizer flags off; then a NaN score, a
+    charsmap too short for its header and one whose trie runs past its end, no UNKNOWN piece."""
+    def msg(field: int, body: bytes) -> bytes:
+        return bytes([field << 3 | 2, len(body)]) + body
+
+    words = [b"<unk>", b"<s>", b"</s>", "\u2581the".encode(), b"ing", b"ed", b"a", b"b", "\u2581".encode()]
+    base = b"".join(piece(s, -float(i), 2 if i == 0 else 3 if i < 3 else 1) for i, s in enumerate(words))
+    extra = piece(b"[X]", 0.0, 4) + piece(b"zz", -1.0, 5)
+    bytes_ = b"".join(piece(f"<0x{b:02X}>".encode(), 0.0, 6) for b in range(256))
+    unigram = msg(2, b"\x18\x01")                       # trainer_spec.model_type = UNIGRAM
+    fallback = msg(2, b"\x18\x01\x98\x02\x01")           # ... and byte_fallback (field 35)
+    norm_off = msg(3, b"\x18\x00\x20\x00\x28\x00")       # add_dummy_prefix, remove_extra_ws, escape_ws false
+    nan = base + b"\x0a\x0a\x0a\x01q\x15" + struct.pack("<f", float("nan")) + b"\x18\x01"
+    short_map = msg(3, b"\x12\x03\x00\x04\x00")
+    past_map = msg(3, b"\x12\x08" + struct.pack("<I", 4096) + b"abcd")
+    no_unk = b"".join(piece(s, -float(i), 1) for i, s in enumerate(words))
+    return [base + extra + unigram, base + extra + bytes_ + fallback, base + norm_off + unigram, nan + unigram,
+            base + short_map, base + past_map, no_unk + unigram, (base + extra + bytes_ + fallback)[:700]]
 
 
 def detect_seeds() -> list[bytes]:
@@ -336,6 +387,7 @@ def detect_seeds() -> list[bytes]:
         b'{"added_tokens_decoder": {"151643": {"content": "<|endoftext|>"}}}',
         b"\x80\x02}q\x00.", b"MZ" + b"\x00" * 58 + struct.pack("<I", 64) + b"PE\x00\x00",
         b"", b"   \n", b"\x05\x00\x00\x00garbage",
+        *spm_unigram_seeds(piece),
     ]
 
 
