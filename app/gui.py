@@ -40,6 +40,8 @@ def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.Argument
     p.add_argument("--screenshot", metavar="DIR", help="render each tab to DIR/*.png and exit")
     p.add_argument("--size", default="1280x800", type=window_size, help="window size for --screenshot (WxH)")
     p.add_argument("--dark", action="store_true", help="dark palette")
+    p.add_argument("--lang", choices=("en", "zh_CN"), help="the window's language (default: the one chosen in "
+                                                          "View → Language, else the system locale's)")
     p.add_argument("--compare-with", metavar="FILE", help="tokenizer B of the Compare tab")
     p.add_argument("--contract", metavar="FILE", help="a contract.json to check in the Contract tab "
                                                       "(--screenshot without it: the open tokenizer frozen)")
@@ -82,11 +84,19 @@ def run(args: argparse.Namespace) -> int:
     from tokinspect.widgets.main_window import MainWindow
 
     settings = QSettings("tokinspect", "tokinspect")
+    from tokinspect.window import i18n
+
+    lang = i18n.chosen(getattr(args, "lang", None), settings)
+    try:
+        i18n.install(app, lang)
+    except (OSError, ValueError) as exc:
+        print(f"tokinspect: {exc}; the window stays in English", file=sys.stderr)
+        lang = "en"
     dark = args.dark or (not args.screenshot and bool(settings.value("view/dark", False, type=bool)))
     theme.apply(dark)
     if args.screenshot:
-        return screenshot(Path(args.screenshot), args, dark)
-    win = MainWindow(settings)
+        return screenshot(Path(args.screenshot), args, dark, lang)
+    win = MainWindow(settings, lang)
     win.dark_action.setChecked(dark)
     tokenizers = [f for f in args.files if Path(f).suffix.lower() not in (".txt", ".md")]
     if not tokenizers:
@@ -103,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     return int(rc)
 
 
-def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
+def screenshot(out: Path, args: argparse.Namespace, dark: bool, lang: str = "en") -> int:
     """Renders each tab on SAMPLE_TEXT to out/NN-tab[-dark].png."""
     import tempfile
 
@@ -115,7 +125,7 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
     w, h = args.size
     tmp = tempfile.mkdtemp(prefix="tokinspect-shot-")
     settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings)
+    win = MainWindow(settings, lang)
     win.quiet_errors = True
     win.resize(w, h)
     win.dark_action.setChecked(dark)
@@ -142,12 +152,12 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool) -> int:
     assert a is not None
     win.sel.select(min(len(a) - 1, _interesting_token(win)))
     out.mkdir(parents=True, exist_ok=True)
-    suffix = f"-{w}x{h}" + ("-dark" if dark else "")
+    suffix = f"-{w}x{h}" + ("" if lang == "en" else f"-{lang}") + ("-dark" if dark else "")
     if args.compare_with:
         win.compare_model.load_b(args.compare_with)
     else:
         win.compare.encoder_b.setCurrentText(args.encoder_b)
-    names = ["inspect", "compare", "chat", "vocabulary", "sampling", "board", "contract"]
+    names = ["inspect", "compare", "chat", "vocabulary", "sampling", "board", "contract", "languages"]
     for k, name in enumerate(names):
         win.tabs.setCurrentIndex(k)
         if name == "compare":

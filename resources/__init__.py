@@ -1,7 +1,7 @@
 """The files tokinspect ships beside its code: the icon (tokinspect.svg), the desktop entry
 (tokinspect.desktop) and the sample texts (samples/window.txt: the window's first text, which
 --screenshot renders too; samples/chat.json: the Chat tab's first messages). Translations
-(zh_CN) will go in translations/.
+(zh_CN) in i18n/ (tokinspect_zh_CN.ts, compiled to .qm by the build).
 
 Installed as the package tokinspect.resources (package data), so `path()` and `text()` find the
 files through importlib.resources in a wheel and an editable install alike.

@@ -263,4 +263,4 @@ def test_screenshot_of_a_tokenizer_greedy_refuses_finishes(tmp_path: Path) -> No
     r = cli("--screenshot", str(tmp_path), str(phi3), stdin=None)
     assert r.returncode == 0, r.stderr.decode()[-2000:]
     assert "Compare failed: greedy" in r.stderr.decode()
-    assert len(list(tmp_path.glob("*.png"))) == 8
+    assert len(list(tmp_path.glob("*.png"))) == 9   # every tab (Languages too) and the Stats side tab

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from tokinspect.window.audit import RowsModel
 from tokinspect.window.board import ENCODERS, INPUTS
+from tokinspect.window.i18n import tr
 
 from .panes import rows_table
 from .token_text import TokenTextEdit
@@ -58,37 +59,37 @@ class ProfileForm(QGroupBox):
     """Name, host, port, user, key or agent, and the board's compiler and run prefix."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Board", parent)
+        super().__init__(tr("Board"), parent)
         form = QFormLayout(self)
         self.profiles = QComboBox()
-        self.profiles.setToolTip("Saved profiles (passwords and passphrases are never saved)")
-        self.save = QPushButton("Save")
-        self.delete = QPushButton("Delete")
+        self.profiles.setToolTip(tr("Saved profiles (passwords and passphrases are never saved)"))
+        self.save = QPushButton(tr("Save"))
+        self.delete = QPushButton(tr("Delete"))
         row = QHBoxLayout()
         row.addWidget(self.profiles, 1)
         row.addWidget(self.save)
         row.addWidget(self.delete)
-        form.addRow("Profile", row)
+        form.addRow(tr("Profile"), row)
         self.name = QLineEdit()
         self.host = QLineEdit()
-        self.host.setPlaceholderText("192.168.1.50")
+        self.host.setPlaceholderText(tr("192.168.1.50"))
         self.port = QSpinBox()
         self.port.setRange(1, 65535)
         self.port.setValue(22)
         self.user = QLineEdit()
         self.key_file = QLineEdit()
-        self.key_file.setPlaceholderText("~/.ssh/id_ed25519 (empty: agent or password)")
-        self.use_agent = QCheckBox("use ssh-agent")
+        self.key_file.setPlaceholderText(tr("~/.ssh/id_ed25519 (empty: agent or password)"))
+        self.use_agent = QCheckBox(tr("use ssh-agent"))
         self.compiler = QLineEdit("cc")
-        self.compiler.setToolTip("The board's C compiler command (used to build the deployed engine)")
+        self.compiler.setToolTip(tr("The board's C compiler command (used to build the deployed engine)"))
         self.run_prefix = QLineEdit()
-        self.run_prefix.setPlaceholderText("(none)  e.g. qemu-aarch64-static")
+        self.run_prefix.setPlaceholderText(tr("(none)  e.g. qemu-aarch64-static"))
         for label, w in (("Name", self.name), ("Host", self.host), ("Port", self.port), ("User", self.user),
                          ("Key file", self.key_file), ("", self.use_agent), ("Compiler", self.compiler),
                          ("Run prefix", self.run_prefix)):
-            form.addRow(label, w)
-        self.connect_button = QPushButton("Connect")
-        self.status = QLabel("not connected")
+            form.addRow(tr(label) if label else "", w)
+        self.connect_button = QPushButton(tr("Connect"))
+        self.status = QLabel(tr("not connected"))
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(self.connect_button, self.status)
@@ -98,12 +99,12 @@ class EncodeForm(QGroupBox):
     """Deploy our engine, or run the board's own tokenizer command."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Encode on the board", parent)
+        super().__init__(tr("Encode on the board"), parent)
         form = QFormLayout(self)
-        self.deploy = QRadioButton("deploy tokcore")
-        self.deploy.setToolTip("Upload the engine's C sources, build them with the board's compiler "
-                               "(reused while the sources are unchanged), run tokcore encode --jsonl")
-        self.command_mode = QRadioButton("board's own command")
+        self.deploy = QRadioButton(tr("deploy tokcore"))
+        self.deploy.setToolTip(tr("Upload the engine's C sources, build them with the board's compiler "
+                               "(reused while the sources are unchanged), run tokcore encode --jsonl"))
+        self.command_mode = QRadioButton(tr("board's own command"))
         self.mode = QButtonGroup(self)
         self.mode.addButton(self.deploy)
         self.mode.addButton(self.command_mode)
@@ -114,40 +115,40 @@ class EncodeForm(QGroupBox):
         row.addStretch(1)
         form.addRow(row)
         self.remote_tokenizer = QLineEdit()
-        self.remote_tokenizer.setPlaceholderText("/path/on/board/vocab.bin or tokenizer.json")
-        form.addRow("Board tokenizer", self.remote_tokenizer)
+        self.remote_tokenizer.setPlaceholderText(tr("/path/on/board/vocab.bin or tokenizer.json"))
+        form.addRow(tr("Board tokenizer"), self.remote_tokenizer)
         self.encoder = QComboBox()
         self.encoder.addItems(list(ENCODERS))
-        self.encoder.setToolTip("The deployed engine's encoder: bpe HF-exact; greedy the ideal longest match; "
-                                "kestrel-v1/v2 the real board engine")
-        form.addRow("Encoder", self.encoder)
+        self.encoder.setToolTip(tr("The deployed engine's encoder: bpe HF-exact; greedy the ideal longest match; "
+                                "kestrel-v1/v2 the real board engine"))
+        form.addRow(tr("Encoder"), self.encoder)
         self.host_encoder = QComboBox()
         self.host_encoder.addItems(list(ENCODERS))
-        self.host_encoder.setToolTip("What the board's ids are compared with on the host")
-        form.addRow("Host encoder", self.host_encoder)
+        self.host_encoder.setToolTip(tr("What the board's ids are compared with on the host"))
+        form.addRow(tr("Host encoder"), self.host_encoder)
         self.command = QLineEdit()
-        self.command.setPlaceholderText("./probe --vocab {tokenizer} {input}")
-        self.command.setToolTip("Run on the board. {tokenizer}: the board tokenizer path; {input}: an uploaded "
+        self.command.setPlaceholderText(tr("./probe --vocab {tokenizer} {input}"))
+        self.command.setToolTip(tr("Run on the board. {tokenizer}: the board tokenizer path; {input}: an uploaded "
                                 "file with one text per line (without {input} the texts go to stdin). "
-                                "Paths are quoted; texts never enter the command line.")
-        form.addRow("Command", self.command)
+                                "Paths are quoted; texts never enter the command line."))
+        form.addRow(tr("Command"), self.command)
         self.parser = QComboBox()
         self.parser.addItems(list(PARSERS))
-        self.parser.setToolTip("jsonl: one JSON object with \"ids\" (or an array) per text; ints: integers "
-                               "separated by spaces or commas, one line per text; regex: one group per id")
+        self.parser.setToolTip(tr("jsonl: one JSON object with \"ids\" (or an array) per text; ints: integers "
+                               "separated by spaces or commas, one line per text; regex: one group per id"))
         self.regex = QLineEdit()
-        self.regex.setPlaceholderText(r"id=(\d+)")
+        self.regex.setPlaceholderText(tr(r"id=(\d+)"))
         row = QHBoxLayout()
         row.addWidget(self.parser)
         row.addWidget(self.regex, 1)
-        form.addRow("Output", row)
+        form.addRow(tr("Output"), row)
         self.input_format = QComboBox()
         self.input_format.addItems(list(INPUTS))
-        self.input_format.setToolTip("lines: one text per line (a text with a line break goes by itself); "
-                                     "jsonl: one JSON string per line; per-text: one exec per text")
-        form.addRow("Input", self.input_format)
-        self.special = QCheckBox("add special tokens")
-        form.addRow("", self.special)
+        self.input_format.setToolTip(tr("lines: one text per line (a text with a line break goes by itself); "
+                                     "jsonl: one JSON string per line; per-text: one exec per text"))
+        form.addRow(tr("Input"), self.input_format)
+        self.special = QCheckBox(tr("add special tokens"))
+        form.addRow(tr(""), self.special)
         self.mode.buttonToggled.connect(lambda *_: self._sync())
         self.parser.currentTextChanged.connect(lambda *_: self._sync())
         self._sync()
@@ -187,23 +188,24 @@ class BoardPane(QWidget):
         lv.addWidget(self.profile)
         lv.addWidget(self.encode)
         bar = QHBoxLayout()
-        self.corpus_button = QPushButton("Open corpus…")
-        self.corpus_label = QLabel("texts below, one per line")
+        self.corpus_button = QPushButton(tr("Open corpus…"))
+        self.corpus_label = QLabel(tr("texts below, one per line"))
         bar.addWidget(self.corpus_button)
         bar.addWidget(self.corpus_label, 1)
         lv.addLayout(bar)
         self.input = QPlainTextEdit()
-        self.input.setPlaceholderText("One text per line (or open a corpus file)")
+        self.input.setPlaceholderText(tr("One text per line (or open a corpus file)"))
         lv.addWidget(self.input, 1)
         run = QHBoxLayout()
-        self.run_button = QPushButton("Encode on board and diff")
-        self.identify_button = QPushButton("Identify engine")
-        self.identify_button.setToolTip("Run a fixed probe set through the board's tokenizer and name the engine "
-                                        "(kestrel-v1, kestrel-v2, greedy, bpe) that reproduces every probe")
-        self.cancel_button = QPushButton("Cancel")
+        self.run_button = QPushButton(tr("Encode on board and diff"))
+        self.identify_button = QPushButton(tr("Identify engine"))
+        self.identify_button.setToolTip(tr("Run a fixed probe set through the board's tokenizer and name the engine "
+                                        "(kestrel-v1, kestrel-v2, greedy, bpe) that reproduces every probe"))
+        self.cancel_button = QPushButton(tr("Cancel"))
         self.cancel_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setFormat("%v / %m")
+        self.progress.hide()    # shown while a run goes: idle, it was an empty unlabeled box beside Cancel
         run.addWidget(self.run_button)
         run.addWidget(self.identify_button)
         run.addWidget(self.cancel_button)
@@ -214,8 +216,8 @@ class BoardPane(QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
-        self.checks = QLabel("Connect, then encode: the checks (tokenizer file sha256, uname -m, compiler, "
-                             "char signedness) show here.")
+        self.checks = QLabel(tr("Connect, then encode: the checks (tokenizer file sha256, uname -m, compiler, "
+                             "char signedness) show here."))
         self.checks.setWordWrap(True)
         self.checks.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary = QLabel()
@@ -227,11 +229,11 @@ class BoardPane(QWidget):
         top = QSplitter(Qt.Orientation.Horizontal)
         self.texts = _table(texts, (50, 110, 120))
         self.kinds = _table(kinds, (200, 60))
-        top.addWidget(_labelled(QLabel("Texts"), self.texts))
-        top.addWidget(_labelled(QLabel("Divergences by class / most frequent spans"), self.kinds))
+        top.addWidget(_labelled(QLabel(tr("Texts")), self.texts))
+        top.addWidget(_labelled(QLabel(tr("Divergences by class / most frequent spans")), self.kinds))
         top.setSizes([520, 380])
         vsplit.addWidget(top)
-        self.label_host, self.label_board = QLabel("host"), QLabel("board")
+        self.label_host, self.label_board = QLabel(tr("host")), QLabel(tr("board"))
         self.text_host, self.text_board = TokenTextEdit(read_only=True), TokenTextEdit(read_only=True)
         vsplit.addWidget(_labelled(self.label_host, self.text_host))
         vsplit.addWidget(_labelled(self.label_board, self.text_board))
@@ -239,11 +241,11 @@ class BoardPane(QWidget):
         self.prints.setTextFormat(Qt.TextFormat.PlainText)
         self.prints.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.prints.setStyleSheet("font-family: monospace;")
-        self.prints.setToolTip("What the board prints for its ids (the engine's server maps Ġ and Ċ back and drops "
-                               "other control markers)")
+        self.prints.setToolTip(tr("What the board prints for its ids (the engine's server maps Ġ and Ċ back and drops "
+                               "other control markers)"))
         rv.addWidget(self.prints)
         self.divergences = _table(divergences, (80, 150, 180, 180))
-        vsplit.addWidget(_labelled(QLabel("Divergent spans of this text"), self.divergences))
+        vsplit.addWidget(_labelled(QLabel(tr("Divergent spans of this text")), self.divergences))
         vsplit.setSizes([220, 110, 110, 180])
         rv.addWidget(vsplit, 1)
         self.splitter.addWidget(right)
@@ -265,6 +267,7 @@ class BoardPane(QWidget):
         self.run_button.setEnabled(not running)
         self.identify_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
         self.profile.connect_button.setEnabled(not running)
 
     def set_progress(self, done: int, total: int) -> None:

@@ -21,6 +21,7 @@ from tokinspect.window.board import (
     identify_text,
     summary_text,
 )
+from tokinspect.window.i18n import tr
 from tokinspect.window.workers import read_text_file
 
 from .board_pane import BoardPane
@@ -58,7 +59,7 @@ class BoardTab(QWidget):
         m.runFinished.connect(self._on_run)
         m.identifyFinished.connect(lambda res: self.pane.summary.setText(identify_text(res)))
         m.profilesChanged.connect(self.reload_profiles)
-        m.failed.connect(lambda msg: QMessageBox.critical(self, "Board", msg))
+        m.failed.connect(lambda msg: QMessageBox.critical(self, tr("Board"), msg))
         m.busyChanged.connect(lambda busy: p.set_running(busy))
         self.reload_profiles()
 
@@ -109,14 +110,14 @@ class BoardTab(QWidget):
             pr = self.form_profile()
             pr.validate()
         except Exception as exc:  # a BoardError naming the field
-            QMessageBox.critical(self, "Board", str(exc))
+            QMessageBox.critical(self, tr("Board"), str(exc))
             return
         self._profile = pr
         self.model.connect_board(pr)
 
     def _ask_host_key(self, exc: HostKeyUnknown) -> None:
         answer = QMessageBox.question(
-            self, "Unknown host key",
+            self, tr("Unknown host key"),
             f"{exc.host_entry} offers a host key that is in no known_hosts file:\n\n{exc.key_type} "
             f"{exc.fingerprint_sha256}\n\nTrust it only if it is the board's own key (on the board: "
             "ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). Trust and connect?")
@@ -129,7 +130,7 @@ class BoardTab(QWidget):
 
     # ---- texts and runs ------------------------------------------------------------------------------------
     def open_corpus(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a corpus (one text per line)", "",
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open a corpus (one text per line)"), "",
                                               "Text (*.txt *.tsv *.jsonl);;All files (*)")
         if path:
             self.load_corpus(path)
@@ -138,18 +139,21 @@ class BoardTab(QWidget):
         try:
             lines = [ln for ln in read_text_file(Path(path)).splitlines() if ln]
         except OSError as exc:
-            QMessageBox.critical(self, "Board", f"cannot read {path}: {exc}")
+            QMessageBox.critical(self, tr("Board"), f"cannot read {path}: {exc}")
             return
         self.corpus = lines[:MAX_CORPUS_LINES]
-        more = f" (first {MAX_CORPUS_LINES:,} of {len(lines):,})" if len(lines) > MAX_CORPUS_LINES else ""
-        self.pane.corpus_label.setText(f"{Path(path).name}: {len(self.corpus):,} lines{more}")
+        more = tr(" (first {n} of {total})").format(n=f"{MAX_CORPUS_LINES:,}", total=f"{len(lines):,}") \
+            if len(lines) > MAX_CORPUS_LINES else ""
+        self.pane.corpus_label.setText(
+            tr("{name}: {n} lines").format(name=Path(path).name, n=f"{len(self.corpus):,}") + more)
         self.pane.input.setPlainText("\n".join(self.corpus[:200]) + ("\n…" if len(self.corpus) > 200 else ""))
         self.pane.input.setReadOnly(True)
 
     def use_texts(self, texts: list[str], what: str) -> None:
         """Texts that may hold line breaks (a chat prompt), kept whole; the input shows them read-only."""
         self.corpus = list(texts)
-        self.pane.corpus_label.setText(f"{what}: {len(texts):,} text{'s' if len(texts) != 1 else ''}")
+        fmt = tr("{what}: {n} texts") if len(texts) != 1 else tr("{what}: 1 text")
+        self.pane.corpus_label.setText(fmt.format(what=what, n=f"{len(texts):,}"))
         self.pane.input.setPlainText("\n\n".join(t[:2000] for t in texts[:20]))
         self.pane.input.setReadOnly(True)
 
@@ -170,19 +174,19 @@ class BoardTab(QWidget):
         tok = self.host_tokenizer()
         req = self.request()
         if tok is None or not req.remote_tokenizer:
-            QMessageBox.critical(self, "Board", "Load a host tokenizer and give the board's tokenizer path.")
+            QMessageBox.critical(self, tr("Board"), "Load a host tokenizer and give the board's tokenizer path.")
             return
-        self.pane.summary.setText("identifying the board's engine…")
+        self.pane.summary.setText(tr("identifying the board's engine…"))
         self.model.identify(req, tok)
 
     def run(self) -> None:
         tok = self.host_tokenizer()
         req = self.request()
         if tok is None:
-            QMessageBox.critical(self, "Board", "No host tokenizer is loaded yet.")
+            QMessageBox.critical(self, tr("Board"), "No host tokenizer is loaded yet.")
             return
         if not req.remote_tokenizer:
-            QMessageBox.critical(self, "Board", "Give the tokenizer file's path on the board.")
+            QMessageBox.critical(self, tr("Board"), "Give the tokenizer file's path on the board.")
             return
         self.pane.set_progress(0, len(req.texts))
         self.model.start(req, tok)
@@ -215,9 +219,9 @@ class BoardTab(QWidget):
         for edit, v in ((self.pane.text_host, host), (self.pane.text_board, board)):
             edit.setPlainText(v.text)
             edit.set_spans(v.spans)
-        self.pane.label_host.setText(f"host: {len(d.host_ids):,} tokens")
+        self.pane.label_host.setText(tr("host: {n} tokens").format(n=f"{len(d.host_ids):,}"))
         n = "no ids" if d.board_ids is None else f"{len(d.board_ids):,} tokens"
-        self.pane.label_board.setText(f"board: {n}" + (f" — {d.board_error}" if d.board_error else ""))
+        self.pane.label_board.setText(tr("board: {n}").format(n=n) + (f" — {d.board_error}" if d.board_error else ""))
         self.pane.prints.setText(self.model.board_prints(tok) if tok is not None else "")
         first = d.first
         if first is not None:

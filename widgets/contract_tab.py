@@ -29,6 +29,7 @@ from tokinspect.window.contract import (
     VocabDiffModel,
     diff_summary,
 )
+from tokinspect.window.i18n import tr
 
 
 def _table(model: object) -> QTableView:
@@ -52,7 +53,7 @@ class ContractTab(QWidget):
         self.samples = SampleTableModel(self)
         self.rows = DiffTableModel(self)
         # contract
-        self.open_button = QPushButton("Open contract…")
+        self.open_button = QPushButton(tr("Open contract…"))
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.facts = QPlainTextEdit()
@@ -75,9 +76,9 @@ class ContractTab(QWidget):
         split.setSizes([90, 260])
         tl.addWidget(split, 1)
         # vocabulary diff
-        self.diff_button = QPushButton("Vocabulary diff: A → B")
-        self.diff_button.setToolTip("The Compare tab's tokenizers: A (the open one) → B")
-        self.diff_summary = QLabel("Diff the Compare tab's two tokenizers: ids whose piece changed meaning first.")
+        self.diff_button = QPushButton(tr("Vocabulary diff: A → B"))
+        self.diff_button.setToolTip(tr("The Compare tab's tokenizers: A (the open one) → B"))
+        self.diff_summary = QLabel(tr("Diff the Compare tab's two tokenizers: ids whose piece changed meaning first."))
         self.diff_summary.setWordWrap(True)
         self.diff_table = _table(self.rows)
         self.diff_table.setColumnWidth(0, 110)
@@ -106,7 +107,7 @@ class ContractTab(QWidget):
         self.show_report()
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open contract", "", "Contract (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open contract"), "", "Contract (*.json);;All files (*)")
         if path:
             self.model.open(path)
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect.window import ENCODERS
+from tokinspect.window.i18n import tr
 from tokinspect.window.languages import (
     PARITY_COLUMN,
     SORT_ROLE,
@@ -106,23 +107,23 @@ class LanguagesTab(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.rows)
         self.proxy.setSortRole(SORT_ROLE)
-        self.open_button = QPushButton("Open corpus…")
-        self.open_button.setToolTip("A folder of <language>.txt files (UDHR's udhr/txt), or .jsonl/.parquet/.arrow")
-        self.add_button = QPushButton("Add tokenizer…")
-        self.add_button.setToolTip("Measure another tokenizer beside the window's: one more series")
+        self.open_button = QPushButton(tr("Open corpus…"))
+        self.open_button.setToolTip(tr("A folder of <language>.txt files (UDHR's udhr/txt), or .jsonl/.parquet/.arrow"))
+        self.add_button = QPushButton(tr("Add tokenizer…"))
+        self.add_button.setToolTip(tr("Measure another tokenizer beside the window's: one more series"))
         self.reference = QLineEdit(model.reference)
         self.reference.setMaximumWidth(90)
-        self.reference.setToolTip("The reference language: its parity is 1")
+        self.reference.setToolTip(tr("The reference language: its parity is 1"))
         self.encoder = QComboBox()
         self.encoder.addItems(list(ENCODERS))
-        self.run_button = QPushButton("Run")
-        self.cancel_button = QPushButton("Cancel")
+        self.run_button = QPushButton(tr("Run"))
+        self.cancel_button = QPushButton(tr("Cancel"))
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(160)
         self.rate = QLabel()
         bar = QHBoxLayout()
-        for w in (self.open_button, self.add_button, QLabel("Reference:"), self.reference, QLabel("Encoder:"),
+        for w in (self.open_button, self.add_button, QLabel(tr("Reference:")), self.reference, QLabel(tr("Encoder:")),
                   self.encoder, self.run_button, self.cancel_button, self.progress):
             bar.addWidget(w)
         bar.addWidget(self.rate, 1)
@@ -157,12 +158,12 @@ class LanguagesTab(QWidget):
         self.show_result()
 
     def open_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open a corpus folder (<language>.txt files)")
+        path = QFileDialog.getExistingDirectory(self, tr("Open a corpus folder (<language>.txt files)"))
         if path:
             self.run(path)
 
     def add_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Add a tokenizer", "",
+        path, _ = QFileDialog.getOpenFileName(self, tr("Add a tokenizer"), "",
                                               "Tokenizers (*.json *.tiktoken *.bin *.model *.gguf);;All files (*)")
         if path:
             self.model.add_tokenizer(path)

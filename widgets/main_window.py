@@ -39,6 +39,7 @@ from tokinspect.window.document import (
     TokenTableModel,
     VocabModel,
 )
+from tokinspect.window.i18n import LANGUAGES, SETTING, tr
 from tokinspect.window.workers import Runner, read_text_file
 
 from . import theme
@@ -47,13 +48,14 @@ from .panes import ChatPane, ComparePane, StatsPane, TokenTable, TracePane, Voca
 from .token_text import TokenTextEdit
 
 MAX_RECENT = 10
-TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.bin *.model);;All files (*)"
+TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.bin *.model);;All files (*)"   # translated where used
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, settings: QSettings | None = None) -> None:
+    def __init__(self, settings: QSettings | None = None, lang: str = "en") -> None:
         super().__init__()
         self.settings = settings or QSettings("tokinspect", "tokinspect")
+        self.lang = lang   # the language this window was built in (View → Language applies on restart)
         # --screenshot renders with nobody to press OK: an error goes to the status bar and stderr
         # instead of a modal dialog that would wait forever
         self.quiet_errors = False
@@ -62,15 +64,15 @@ class MainWindow(QMainWindow):
         self.tokenizer_path: Path | None = None
         self._pending_path = ""
         self._pending_char: int | None = None   # Contract tab: select the token here (UTF-16) once encoded
-        self.text_source = "typed text"
+        self.text_source = tr("typed text")
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
         self._reload_asked = False
         self._text_loader = Runner(parent=self)
         self._text_loader.finished.connect(self._on_text_loaded)
-        self._text_loader.failed.connect(lambda m: self._error("Could not open the text", m))
+        self._text_loader.failed.connect(lambda m: self._error(tr("Could not open the text"), m))
         self._text_loader.busy.connect(lambda _b: self._update_busy())
-        self.setWindowTitle("tokinspect")
+        self.setWindowTitle(tr("tokinspect"))
         self.setAcceptDrops(True)
         self._build_panes()
         self._build_menus()
@@ -85,7 +87,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         # Inspect
         self.text = TokenTextEdit()
-        self.text.setPlaceholderText("Type or paste text; each token is a colored span.")
+        self.text.setPlaceholderText(tr("Type or paste text; each token is a colored span."))
         self.text.tooltip_for = self.doc.token_tooltip
         self.table_model = TokenTableModel(self.doc, self)
         self.table = TokenTable(self.table_model)
@@ -100,31 +102,31 @@ class MainWindow(QMainWindow):
         left.addWidget(self.bytes)
         left.setSizes([300, 260, 200])
         self.side = QTabWidget()
-        self.side.addTab(self.trace, "Trace")
-        self.side.addTab(self.stats, "Stats")
+        self.side.addTab(self.trace, tr("Trace"))
+        self.side.addTab(self.stats, tr("Stats"))
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(left)
         main.addWidget(self.side)
         main.setStretchFactor(0, 3)
         main.setStretchFactor(1, 2)
         self.splitters = {"inspect/main": main, "inspect/left": left, "trace/split": self.trace.splitter}
-        self.tabs.addTab(main, "Inspect")
+        self.tabs.addTab(main, tr("Inspect"))
         # Compare
         self.compare_model = CompareModel(self.doc, self)
         self.compare = ComparePane()
         self.compare.set_encoders(self.doc.encoders_available, len(self.doc.encoders_available) > 1)
-        self.tabs.addTab(self.compare, "Compare")
+        self.tabs.addTab(self.compare, tr("Compare"))
         # Chat
         self.messages = MessagesModel(DEFAULT_MESSAGES, self)
         self.chat = ChatPane(self.messages)
         self._chat_text = ""
-        self.tabs.addTab(self.chat, "Chat")
+        self.tabs.addTab(self.chat, tr("Chat"))
         # Vocabulary
         self.vocab_model = VocabModel(self.doc, self)
         self.audit_model = AuditModel(self)
         self.vocab = VocabPane(self.vocab_model, self.audit_model)
         self.splitters["vocab/split"] = self.vocab.splitter
-        self.tabs.addTab(self.vocab, "Vocabulary")
+        self.tabs.addTab(self.vocab, tr("Vocabulary"))
         # Sampling and Board (their modules load pyqtgraph and paramiko: imported when the window is built)
         from tokinspect.window.board import BoardModel
         from tokinspect.window.sampling import SamplingModel
@@ -134,11 +136,11 @@ class MainWindow(QMainWindow):
 
         self.sampling_model = SamplingModel(self)
         self.sampling = SamplingTab(self.sampling_model, self.text.text)
-        self.tabs.addTab(self.sampling, "Sampling")
+        self.tabs.addTab(self.sampling, tr("Sampling"))
         self.board_model = BoardModel(parent=self)
         self.board = BoardTab(self.board_model, lambda: self.doc.tokenizer)
         self.splitters["board/split"] = self.board.pane.splitter
-        self.tabs.addTab(self.board, "Board")
+        self.tabs.addTab(self.board, tr("Board"))
         # Contract (a contract.json against the open tokenizer; the vocabulary diff of Compare's A and B)
         from tokinspect.window.contract import ContractModel, VocabDiffModel
 
@@ -148,7 +150,7 @@ class MainWindow(QMainWindow):
         self.vocab_diff_model = VocabDiffModel(self)
         self.contract = ContractTab(self.contract_model, self.vocab_diff_model)
         self.splitters["contract/split"] = self.contract.splitter
-        self.tabs.addTab(self.contract, "Contract")
+        self.tabs.addTab(self.contract, tr("Contract"))
         # Languages (a parallel corpus measured per language and script; a click opens a text in Inspect)
         from tokinspect.window.languages import LanguagesModel
 
@@ -158,8 +160,8 @@ class MainWindow(QMainWindow):
         self.languages = LanguagesTab(self.languages_model)
         self.splitters["languages/split"] = self.languages.splitter
         self.languages.inspectText.connect(lambda text: self.inspect_sample(text, 0))
-        self.languages_model.failed.connect(lambda m: self._error("Languages", m))
-        self.tabs.addTab(self.languages, "Languages")
+        self.languages_model.failed.connect(lambda m: self._error(tr("Languages"), m))
+        self.tabs.addTab(self.languages, tr("Languages"))
 
     def _action(self, menu: object, text: str, slot: object, shortcut: object = None,
                 checkable: bool = False) -> QAction:
@@ -173,54 +175,62 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        f = mb.addMenu("&File")
-        self._action(f, "&Open Tokenizer…", self.open_dialog, QKeySequence.StandardKey.Open)
-        self.recent_menu = f.addMenu("Open &Recent")
-        self._action(f, "Open &Default Tokenizer (Qwen3)", self.doc.load_default)
-        self._action(f, "Open &Text…", self.open_text_dialog, "Ctrl+Shift+O")
-        self._action(f, "&Reload", self.reload, QKeySequence.StandardKey.Refresh)
+        f = mb.addMenu(tr("&File"))
+        self._action(f, tr("&Open Tokenizer…"), self.open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = f.addMenu(tr("Open &Recent"))
+        self._action(f, tr("Open &Default Tokenizer (Qwen3)"), self.doc.load_default)
+        self._action(f, tr("Open &Text…"), self.open_text_dialog, "Ctrl+Shift+O")
+        self._action(f, tr("&Reload"), self.reload, QKeySequence.StandardKey.Refresh)
         f.addSeparator()
-        self.export_action = self._action(f, "&Export Tokens…", self.export_dialog, "Ctrl+E")
-        self._action(f, "Copy Token &Ids", self.copy_ids, "Ctrl+Shift+C")
+        self.export_action = self._action(f, tr("&Export Tokens…"), self.export_dialog, "Ctrl+E")
+        self._action(f, tr("Copy Token &Ids"), self.copy_ids, "Ctrl+Shift+C")
         f.addSeparator()
-        self._action(f, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        v = mb.addMenu("&View")
-        self.ws_action = self._action(v, "Show &Whitespace", self._toggle_ws, "Ctrl+Shift+W", checkable=True)
-        self.special_action = self._action(v, "Add &Special Tokens (post-processor)", self._toggle_special,
+        self._action(f, tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
+        v = mb.addMenu(tr("&View"))
+        self.ws_action = self._action(v, tr("Show &Whitespace"), self._toggle_ws, "Ctrl+Shift+W", checkable=True)
+        self.special_action = self._action(v, tr("Add &Special Tokens (post-processor)"), self._toggle_special,
                                            checkable=True)
         self.special_action.setChecked(True)
-        self.dark_action = self._action(v, "&Dark Theme", self._toggle_dark, checkable=True)
+        self.dark_action = self._action(v, tr("&Dark Theme"), self._toggle_dark, checkable=True)
+        self.language_menu = v.addMenu(tr("&Language (applies on restart)"))
+        self.language_actions: dict[str, QAction] = {}
+        saved = str(self.settings.value(SETTING, "") or "") or self.lang
+        for code, name in LANGUAGES.items():
+            act = self._action(self.language_menu, name, lambda _=False, c=code: self.choose_language(c),
+                               checkable=True)
+            act.setChecked(code == saved)
+            self.language_actions[code] = act
         v.addSeparator()
-        self._action(v, "&Cancel Long Work", self.doc.cancel, "Esc")
-        for k, name in enumerate(("Inspect", "Compare", "Chat", "Vocabulary")):
+        self._action(v, tr("&Cancel Long Work"), self.doc.cancel, "Esc")
+        for k, name in enumerate((tr("Inspect"), tr("Compare"), tr("Chat"), tr("Vocabulary"))):
             self._action(v, name, lambda _=False, k=k: self.tabs.setCurrentIndex(k), f"Ctrl+{k + 1}")
-        tb = QToolBar("Main")
+        tb = QToolBar(tr("Main"))
         tb.setObjectName("main-toolbar")
         tb.setMovable(False)
         self.addToolBar(tb)
-        tb.addWidget(QLabel(" encoder "))
+        tb.addWidget(QLabel(tr(" encoder ")))
         self.encoder_box = QComboBox()
         self.encoder_box.addItems(list(self.doc.encoders_available) if len(self.doc.encoders_available) > 1
                                   else ["bpe"])
         enabled = len(self.doc.encoders_available) > 1
         self.encoder_box.setEnabled(enabled)
-        self.encoder_box.setToolTip("bpe: HF-exact merges; rank: tiktoken lowest-rank pair; greedy: the ideal "
-                                    "longest-prefix match; kestrel-v1/v2: the real board engine (kestrel-llm)"
+        self.encoder_box.setToolTip(tr("bpe: HF-exact merges; rank: tiktoken lowest-rank pair; greedy: the ideal "
+                                       "longest-prefix match; kestrel-v1/v2: the real board engine (kestrel-llm)")
                                     if enabled else
-                                    "This engine build only has the bpe encoder (encode() takes no encoder=).")
+                                    tr("This engine build only has the bpe encoder (encode() takes no encoder=)."))
         tb.addWidget(self.encoder_box)
         tb.addSeparator()
         tb.addAction(self.ws_action)
 
     def _build_status(self) -> None:
         sb = self.statusBar()
-        self.status_tok = QLabel("loading…")
+        self.status_tok = QLabel(tr(tr("loading…")))
         self.status_count = QLabel()
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)
         self.progress.setMaximumWidth(120)
         self.progress.setTextVisible(False)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(tr("Cancel"))
         self.cancel_button.clicked.connect(self.cancel)
         sb.addWidget(self.status_tok, 1)
         sb.addPermanentWidget(self.status_count)
@@ -240,7 +250,7 @@ class MainWindow(QMainWindow):
         d.tokenizerChanged.connect(self._on_tokenizer)
         d.busyChanged.connect(lambda _b: self._update_busy())
         d.loadFailed.connect(self._on_load_failed)
-        d.encodeFailed.connect(lambda m: self._error("Encoding failed", m))
+        d.encodeFailed.connect(lambda m: self._error(tr("Encoding failed"), m))
         # the shared selection: every pane reports to it, every pane follows it
         self.text.tokenClicked.connect(s.select)
         self.table.rowActivated.connect(s.select)
@@ -260,18 +270,18 @@ class MainWindow(QMainWindow):
         self.compare.useSameTokenizer.connect(lambda: self.compare_model.set_tokenizer_b(None))
         self.compare.encoderBChanged.connect(self.compare_model.set_encoder_b)
         self.compare_model.changed.connect(self._on_compare)
-        self.compare_model.failed.connect(lambda m: self._error("Compare failed", m))
+        self.compare_model.failed.connect(lambda m: self._error(tr("Compare failed"), m))
         self.contract.inspectSample.connect(self.inspect_sample)
         self.contract.diffRequested.connect(self.vocab_diff)
-        self.contract_model.failed.connect(lambda m: self._error("Contract", m))
-        self.vocab_diff_model.failed.connect(lambda m: self._error("Vocabulary diff failed", m))
+        self.contract_model.failed.connect(lambda m: self._error(tr("Contract"), m))
+        self.vocab_diff_model.failed.connect(lambda m: self._error(tr("Vocabulary diff failed"), m))
         # chat
         self.chat.changed.connect(self._render_chat)
         self.chat.inspectRequested.connect(self._inspect_chat)
         self.chat.boardRequested.connect(self._chat_to_board)
         # vocabulary: the vocab.bin audit
         self.vocab.audit.auditRequested.connect(self.audit_model.run)
-        self.audit_model.failed.connect(lambda m: self._error("Audit failed", m))
+        self.audit_model.failed.connect(lambda m: self._error(tr("Audit failed"), m))
 
     # ---- settings -------------------------------------------------------------------
     def _restore(self) -> None:
@@ -331,7 +341,7 @@ class MainWindow(QMainWindow):
     # ---- files ------------------------------------------------------------------------
     def open_tokenizer(self, path: str | Path) -> None:
         self._pending_path = str(Path(path).resolve())
-        self.status_tok.setText(f"loading {self._pending_path}…")
+        self.status_tok.setText(tr("loading {path}…").format(path=self._pending_path))
         self.doc.load_file(self._pending_path)
 
     def open_default(self) -> None:
@@ -340,12 +350,13 @@ class MainWindow(QMainWindow):
 
     def open_dialog(self) -> None:
         start = str(self.tokenizer_path.parent) if self.tokenizer_path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer", start, TOKENIZER_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open tokenizer"), start, TOKENIZER_FILTER)
         if path:
             self.open_tokenizer(path)
 
     def open_text_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open text", "", "Text (*.txt *.md *.json *.jsonl);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, tr("Open text"), "", "Text (*.txt *.md *.json *.jsonl);;All files (*)")
         if path:
             self.open_text(path)
 
@@ -377,7 +388,7 @@ class MainWindow(QMainWindow):
         if self._reload_asked:
             return
         self._reload_asked = True
-        ans = QMessageBox.question(self, "Tokenizer changed on disk", f"{path} changed on disk. Reload it?")
+        ans = QMessageBox.question(self, tr("Tokenizer changed on disk"), f"{path} changed on disk. Reload it?")
         self._reload_asked = False
         if ans == QMessageBox.StandardButton.Yes:
             self.open_tokenizer(path)
@@ -387,15 +398,15 @@ class MainWindow(QMainWindow):
         if a is None:
             return
         start = str(Path(str(self.settings.value("files/export_dir", ""))) / "tokens.csv")
-        path, filt = QFileDialog.getSaveFileName(self, "Export tokens", start, EXPORT_FILTERS)
+        path, filt = QFileDialog.getSaveFileName(self, tr("Export tokens"), start, EXPORT_FILTERS)
         if path:
             try:
                 out = self.doc.export_tokens(a, path, filt)
             except OSError as exc:
-                self._error("Export failed", str(exc))
+                self._error(tr("Export failed"), str(exc))
                 return
             self.settings.setValue("files/export_dir", str(out.parent))
-            self.statusBar().showMessage(f"exported {len(a):,} tokens to {out}", 4000)
+            self.statusBar().showMessage(tr("exported {n} tokens to {path}").format(n=f"{len(a):,}", path=out), 4000)
 
     def copy_ids(self) -> None:
         a = self.doc.analysis
@@ -403,7 +414,8 @@ class MainWindow(QMainWindow):
             return
         rows = self.table.selected_rows() if self.table.hasFocus() else []
         copy_text(self.doc.ids_text(a, rows if len(rows) > 1 else None))
-        self.statusBar().showMessage("copied ids" if len(rows) <= 1 else f"copied {len(rows)} ids", 2000)
+        msg = tr("copied ids") if len(rows) <= 1 else tr("copied {n} ids").format(n=len(rows))
+        self.statusBar().showMessage(msg, 2000)
 
     def dragEnterEvent(self, e: QDragEnterEvent) -> None:
         if e.mimeData().hasUrls():
@@ -437,12 +449,13 @@ class MainWindow(QMainWindow):
             self._remember(str(self.tokenizer_path))
         sha = str(info.get("sha256", ""))[:12]
         fmt = info.get("format", tok.format)
-        tail = f"  ·  sha256 {sha}" if sha else ""
+        tail = tr("  ·  sha256 {sha}").format(sha=sha) if sha else ""
         notes = self.doc.compat_notes
-        warn = "  · ⚠ HF refuses this file" if notes else ""
+        warn = tr("  · ⚠ HF refuses this file") if notes else ""
         size_notes = self.doc.size_notes
-        size_warn = "  · ⚠ embedding rows" if any("no embedding row" in n for n in size_notes) else ""
-        self.status_tok.setText(f"{self.doc.shown_name}  ·  {fmt}  ·  {self.doc.sizes_text}{tail}{warn}{size_warn}")
+        size_warn = tr("  · ⚠ embedding rows") if any("no embedding row" in n for n in size_notes) else ""
+        self.status_tok.setText(tr("{name}  ·  {format}  ·  {sizes}").format(
+            name=self.doc.shown_name, format=fmt, sizes=self.doc.sizes_text) + f"{tail}{warn}{size_warn}")
         self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *size_notes, *notes]).strip("\n"))
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
@@ -454,10 +467,11 @@ class MainWindow(QMainWindow):
 
     def _on_load_failed(self, path: str, msg: str) -> None:
         tok = self.doc.tokenizer
-        warn = "  · ⚠ HF refuses this file" if tok and self.doc.compat_notes else ""
-        self.status_tok.setText(f"{self.doc.shown_name}  ·  {tok.format}  ·  {self.doc.sizes_text}{warn}"
-                                if tok else "no tokenizer")
-        self._error("Could not open the tokenizer", f"{path}\n\n{msg}" if path else msg)
+        warn = tr("  · ⚠ HF refuses this file") if tok and self.doc.compat_notes else ""
+        self.status_tok.setText(tr("{name}  ·  {format}  ·  {sizes}").format(
+            name=self.doc.shown_name, format=tok.format, sizes=self.doc.sizes_text) + warn if tok
+            else tr("no tokenizer"))
+        self._error(tr("Could not open the tokenizer"), f"{path}\n\n{msg}" if path else msg)
 
     def _on_analysis(self) -> None:
         a = self.doc.analysis
@@ -466,7 +480,8 @@ class MainWindow(QMainWindow):
         self.text.set_spans(a.spans)
         self.bytes.set_analysis(a)
         n = len(a)
-        self.status_count.setText(f"{n:,} tokens · {len(a.text):,} chars · {len(a.data):,} bytes")
+        self.status_count.setText(tr("{n} tokens · {chars} chars · {bytes} bytes").format(
+            n=f"{n:,}", chars=f"{len(a.text):,}", bytes=f"{len(a.data):,}"))
         if self.side.currentWidget() is self.stats:
             self._update_stats()
         i = self.sel.index
@@ -531,7 +546,7 @@ class MainWindow(QMainWindow):
     def cancel(self) -> None:
         self.doc.cancel()
         self._text_loader.cancel()
-        self.statusBar().showMessage("cancelled", 3000)
+        self.statusBar().showMessage(tr("cancelled"), 3000)
         self._update_busy()
 
     def _error(self, title: str, msg: str) -> None:
@@ -563,7 +578,7 @@ class MainWindow(QMainWindow):
             self.audit_model.auto()
 
     def _open_b(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer B", "", TOKENIZER_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open tokenizer B"), "", TOKENIZER_FILTER)
         if path:
             self.compare_model.load_b(path)
 
@@ -572,10 +587,10 @@ class MainWindow(QMainWindow):
         if r is None:
             return
         c = r.comparison
-        self.compare.label_a.setText(f"{r.label_a}: {c.tokens_a:,} tokens")
-        self.compare.label_b.setText(f"{r.label_b}: {c.tokens_b:,} tokens")
+        self.compare.label_a.setText(tr("{name}: {n} tokens").format(name=r.label_a, n=f"{c.tokens_a:,}"))
+        self.compare.label_b.setText(tr("{name}: {n} tokens").format(name=r.label_b, n=f"{c.tokens_b:,}"))
         if c.same:
-            self.compare.summary.setText(f"Same segmentation: {c.tokens_a:,} tokens on both sides.")
+            self.compare.summary.setText(tr("Same segmentation: {n} tokens on both sides.").format(n=f"{c.tokens_a:,}"))
         else:
             self.compare.summary.setText(
                 f"{len(c.divergent):,} divergent span{'s' if len(c.divergent) != 1 else ''} covering "
@@ -604,11 +619,19 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.board)
 
     def _inspect_chat(self) -> None:
-        self.text_source = "chat"
+        self.text_source = tr("chat")
         self.set_text(self._chat_text)
         self.tabs.setCurrentIndex(0)
 
     # ---- view options -------------------------------------------------------------------------
+    def choose_language(self, code: str) -> None:
+        """View → Language: remembered in the settings; the window is built in it at the next start."""
+        self.settings.setValue(SETTING, code)
+        for c, act in self.language_actions.items():
+            act.setChecked(c == code)
+        if code != self.lang:
+            self.statusBar().showMessage(tr("The language changes when tokinspect starts again."), 8000)
+
     def _toggle_ws(self, on: bool) -> None:
         self.text.set_show_whitespace(on)
 

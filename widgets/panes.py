@@ -7,7 +7,7 @@ none of them computes what it shows.
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -31,10 +31,16 @@ from PySide6.QtWidgets import (
 from tokinspect.analysis.stats import Stats
 from tokinspect.window.audit import AuditModel, RowsModel
 from tokinspect.window.document import ChunkListModel, MessagesModel, TokenTableModel, VocabModel
+from tokinspect.window.i18n import tr
 from tokinspect.window.trace_rows import StepRow
 
 from .merge_view import MergeStepsView
 from .token_text import TokenTextEdit
+
+FIT_COLUMNS = (2, 3, 4)   # piece, text, hex bytes (TokenTableModel.COLUMNS)
+FIT_ROWS = 2000           # the rows measured (a long text's first screenfuls)
+FIT_MAX = 480             # pixels: a longer cell is elided
+FIT_PAD = 16              # the cell's margins
 
 
 class TokenTable(QTableView):
@@ -58,6 +64,21 @@ class TokenTable(QTableView):
             self.setColumnWidth(col, w)
         self.setMouseTracking(True)
         self.selectionModel().currentRowChanged.connect(lambda cur, _prev: self.rowActivated.emit(cur.row()))
+        model.modelReset.connect(self.fit_columns)
+
+    def fit_columns(self) -> None:
+        """The piece, text and hex columns as wide as their widest cell among the first FIT_ROWS rows
+        (the fixed 150 px cut the hex of a 12-byte token like <|im_start|>), at most FIT_MAX pixels."""
+        m = self.model()
+        rows = min(m.rowCount(), FIT_ROWS)
+        for col in FIT_COLUMNS:
+            font = m.index(0, col).data(Qt.ItemDataRole.FontRole) if rows else None
+            fm = QFontMetrics(font) if isinstance(font, QFont) else self.fontMetrics()   # hex: a fixed font
+            cells = [str(m.index(r, col).data() or "") for r in range(rows)]
+            header = self.horizontalHeader().fontMetrics().horizontalAdvance(str(m.headerData(
+                col, Qt.Orientation.Horizontal))) + FIT_PAD
+            widest = max((fm.horizontalAdvance(c) for c in cells), default=0) + FIT_PAD
+            self.setColumnWidth(col, min(max(widest, header, self.columnWidth(col)), FIT_MAX))
 
     def select_row(self, row: int) -> None:
         if row < 0 or row >= self.model().rowCount():
@@ -99,7 +120,7 @@ class TracePane(QWidget):
         self.norm_note.setWordWrap(True)
         self.norm_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.norm_note)
-        self.trace_button = QPushButton("Trace this text")
+        self.trace_button = QPushButton(tr("Trace this text"))
         self.trace_button.clicked.connect(self.traceRequested)
         self.trace_button.hide()
         lay.addWidget(self.trace_button)
@@ -113,11 +134,11 @@ class TracePane(QWidget):
         sl = QVBoxLayout(steps_box)
         sl.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
-        self.chunk_title = QLabel("select a token")
+        self.chunk_title = QLabel(tr("select a token"))
         self.back = QToolButton(text="◀")
         self.fwd = QToolButton(text="▶")
-        self.back.setToolTip("Previous merge step (Alt+Left)")
-        self.fwd.setToolTip("Next merge step (Alt+Right)")
+        self.back.setToolTip(tr("Previous merge step (Alt+Left)"))
+        self.fwd.setToolTip(tr("Next merge step (Alt+Right)"))
         self.back.setShortcut(QKeySequence("Alt+Left"))
         self.fwd.setShortcut(QKeySequence("Alt+Right"))
         self.slider = QSlider(Qt.Orientation.Horizontal)
@@ -166,8 +187,8 @@ class TracePane(QWidget):
     def show_steps(self, title: str, rows: list[StepRow], current: int | None = None, greedy: bool = False) -> None:
         """Merge rows (the last one is the final symbols), or greedy-step rows (one per position)."""
         self.greedy = greedy
-        self.back.setToolTip("Previous greedy step (Alt+Left)" if greedy else "Previous merge step (Alt+Left)")
-        self.fwd.setToolTip("Next greedy step (Alt+Right)" if greedy else "Next merge step (Alt+Right)")
+        self.back.setToolTip(tr("Previous greedy step (Alt+Left)") if greedy else tr("Previous merge step (Alt+Left)"))
+        self.fwd.setToolTip(tr("Next greedy step (Alt+Right)") if greedy else tr("Next merge step (Alt+Right)"))
         self.chunk_title.setText(title)
         last = max(0, len(rows) - 1)
         cur = last if current is None else max(0, min(current, last))
@@ -188,9 +209,10 @@ class TracePane(QWidget):
         n = max(0, len(self.steps.rows) - 1)
         v = self.slider.value()
         if self.greedy:
-            self.step_label.setText(f"row {v + 1}/{n + 1}" if self.steps.rows else "")
+            self.step_label.setText(tr("row {k}/{n}").format(k=v + 1, n=n + 1) if self.steps.rows else "")
         else:
-            self.step_label.setText(f"step {v}/{n}" if v < n else f"final ({n} merges)")
+            self.step_label.setText(tr("step {k}/{n}").format(k=v, n=n) if v < n
+                                    else tr("final ({n} merges)").format(n=n))
         self.back.setEnabled(v > 0)
         self.fwd.setEnabled(v < n)
 
@@ -205,12 +227,12 @@ class StatsPane(QWidget):
         self.labels: dict[str, QLabel] = {}
         for key in ("source", "characters", "bytes", "tokens", "special tokens", "tokens / char", "tokens / byte",
                     "bytes / token", "encode time"):
-            lab = QLabel("–")
+            lab = QLabel(tr("–"))
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.labels[key] = lab
-            form.addRow(key, lab)
+            form.addRow(tr(key), lab)
         lay.addLayout(form)
-        self.hist_title = QLabel("Token length (bytes)")
+        self.hist_title = QLabel(tr("Token length (bytes)"))
         lay.addWidget(self.hist_title)
         self._plot = None
         self._plot_box = QVBoxLayout()
@@ -231,7 +253,7 @@ class StatsPane(QWidget):
         try:
             import pyqtgraph as pg
         except ImportError:  # pragma: no cover - optional at runtime
-            self.hist_title.setText("Token length histogram needs pyqtgraph")
+            self.hist_title.setText(tr("Token length histogram needs pyqtgraph"))
             return
         from . import theme
 
@@ -269,24 +291,24 @@ class ComparePane(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         bar = QHBoxLayout()
-        self.open_b = QPushButton("Open tokenizer B…")
+        self.open_b = QPushButton(tr("Open tokenizer B…"))
         self.open_b.clicked.connect(self.openB)
-        self.same_b = QPushButton("B = A's tokenizer")
+        self.same_b = QPushButton(tr("B = A's tokenizer"))
         self.same_b.clicked.connect(self.useSameTokenizer)
         self.encoder_b = QComboBox()
-        self.encoder_b.setToolTip("B's encoder")
+        self.encoder_b.setToolTip(tr("B's encoder"))
         self.encoder_b.currentTextChanged.connect(self.encoderBChanged)
         bar.addWidget(self.open_b)
         bar.addWidget(self.same_b)
-        bar.addWidget(QLabel("encoder B:"))
+        bar.addWidget(QLabel(tr("encoder B:")))
         bar.addWidget(self.encoder_b)
         bar.addStretch(1)
         lay.addLayout(bar)
-        self.summary = QLabel("Open a second tokenizer, or pick another encoder for B.")
+        self.summary = QLabel(tr("Open a second tokenizer, or pick another encoder for B."))
         self.summary.setWordWrap(True)
         lay.addWidget(self.summary)
         split = QSplitter(Qt.Orientation.Vertical)
-        self.label_a, self.label_b = QLabel("A"), QLabel("B")
+        self.label_a, self.label_b = QLabel(tr("A")), QLabel(tr("B"))
         self.text_a, self.text_b = TokenTextEdit(read_only=True), TokenTextEdit(read_only=True)
         for lab, txt in ((self.label_a, self.text_a), (self.label_b, self.text_b)):
             w = QWidget()
@@ -309,7 +331,7 @@ class ComparePane(QWidget):
         self.encoder_b.blockSignals(False)
         self.encoder_b.setEnabled(enabled)
         if not enabled:
-            self.encoder_b.setToolTip("this engine build has only the bpe encoder")
+            self.encoder_b.setToolTip(tr("this engine build has only the bpe encoder"))
 
 
 class ChatPane(QWidget):
@@ -342,15 +364,15 @@ class ChatPane(QWidget):
         self.role.addItems(list(MessagesModel.ROLES))
         self.role.setCurrentText("user")
         self.content = QLineEdit()
-        self.content.setPlaceholderText("message content; Enter adds it")
-        self.add = QPushButton("Add")
-        self.remove = QPushButton("Remove selected")
-        self.gen_prompt = QCheckBox("add_generation_prompt")
+        self.content.setPlaceholderText(tr("message content; Enter adds it"))
+        self.add = QPushButton(tr("Add"))
+        self.remove = QPushButton(tr("Remove selected"))
+        self.gen_prompt = QCheckBox(tr("add_generation_prompt"))
         self.gen_prompt.setChecked(True)
-        self.inspect = QPushButton("Inspect rendered text")
-        self.to_board = QPushButton("Diff on the board")
-        self.to_board.setToolTip("Send the rendered prompt to the Board tab as one text: the report says whether "
-                                 "every special token arrived whole")
+        self.inspect = QPushButton(tr("Inspect rendered text"))
+        self.to_board = QPushButton(tr("Diff on the board"))
+        self.to_board.setToolTip(tr("Send the rendered prompt to the Board tab as one text: the report says whether "
+                                 "every special token arrived whole"))
         for w in (self.role, self.content, self.add, self.remove, self.gen_prompt, self.inspect, self.to_board):
             bar.addWidget(w, 1 if w is self.content else 0)
         tl.addLayout(bar)
@@ -404,9 +426,9 @@ class AuditPane(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
-        title = QLabel("<b>vocab.bin audit</b>")
-        self.run_button = QPushButton("Audit as vocab.bin")
-        self.run_button.setToolTip("Compile this tokenizer to vocab.bin (in a temporary file) and audit that")
+        title = QLabel(tr("<b>vocab.bin audit</b>"))
+        self.run_button = QPushButton(tr("Audit as vocab.bin"))
+        self.run_button.setToolTip(tr("Compile this tokenizer to vocab.bin (in a temporary file) and audit that"))
         self.run_button.clicked.connect(self.auditRequested)
         bar.addWidget(title, 1)
         bar.addWidget(self.run_button)
@@ -419,9 +441,9 @@ class AuditPane(QWidget):
         self.classes = rows_table(model.classes, (250, 90))
         self.groups = rows_table(model.groups, (50, 120, 90))
         self.probes = rows_table(model.probes, (60, 80, 80))
-        self.groups_label = QLabel("Identical stored bytes")
-        for lab, table in ((QLabel("Byte classes"), self.classes), (self.groups_label, self.groups),
-                           (QLabel("Probes (space, newline, 0xAD, 0x7F)"), self.probes)):
+        self.groups_label = QLabel(tr("Identical stored bytes"))
+        for lab, table in ((QLabel(tr("Byte classes")), self.classes), (self.groups_label, self.groups),
+                           (QLabel(tr("Probes (space, newline, 0xAD, 0x7F)")), self.probes)):
             w = QWidget()
             v = QVBoxLayout(w)
             v.setContentsMargins(0, 0, 0, 0)
@@ -439,17 +461,17 @@ class AuditPane(QWidget):
         self.run_button.setVisible(not m.is_vocab_bin and m.tokenizer is not None)
         self.run_button.setEnabled(not m.busy)
         if m.busy:
-            self.summary.setText("auditing…")
+            self.summary.setText(tr("auditing…"))
         elif a is not None:
             warn = "".join(f"\n⚠ {w}" for w in a.warnings)
             self.summary.setText(a.summary + warn)
         elif m.tokenizer is None:
-            self.summary.setText("")
+            self.summary.setText(tr(""))
         else:
-            self.summary.setText("This tokenizer is not a vocab.bin. \u201cAudit as vocab.bin\u201d compiles it "
-                                 "(as the board would get it) and audits the result.")
-        self.groups_label.setText(f"Identical stored bytes: {len(a.groups)} groups" if a is not None
-                                  else "Identical stored bytes")
+            self.summary.setText(tr("This tokenizer is not a vocab.bin. \u201cAudit as vocab.bin\u201d compiles it "
+                                 "(as the board would get it) and audits the result."))
+        self.groups_label.setText(tr("Identical stored bytes: {n} groups").format(n=len(a.groups)) if a is not None
+                                  else tr("Identical stored bytes"))
 
 
 class VocabPane(QWidget):
@@ -471,7 +493,7 @@ class VocabPane(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.query = QLineEdit()
-        self.query.setPlaceholderText("search: text, id (123 or #123), or hex bytes (e4 bd a0 / 0x20)")
+        self.query.setPlaceholderText(tr("search: text, id (123 or #123), or hex bytes (e4 bd a0 / 0x20)"))
         self.query.setClearButtonEnabled(True)
         lay.addWidget(self.query)
         self.count = QLabel()
@@ -492,11 +514,12 @@ class VocabPane(QWidget):
     def _count(self) -> None:
         idx = self.model.index_
         if idx is None:
-            self.count.setText("reading the vocabulary…")
+            self.count.setText(tr("reading the vocabulary…"))
             return
         n = self.model.rowCount(QModelIndex())
         q = self.model.query.strip()
-        self.count.setText(f"{n:,} of {len(idx):,} tokens" + (f" match {q!r}" if q else ""))
+        self.count.setText(tr("{n} of {total} tokens").format(n=f"{n:,}", total=f"{len(idx):,}")
+                           + (tr(" match {q}").format(q=repr(q)) if q else ""))
 
 
 def copy_text(text: str) -> None:

@@ -38,11 +38,13 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect.sampling.settings import PRESETS, STAGES, SamplerSettings
+from tokinspect.window.i18n import tr
 from tokinspect.window.sampling import ENGINES, DrawView, EnginesView, SamplingView, StagePlot
 
 from . import theme
 
 LOG_FLOOR = -8.0     # log10 p below this is drawn at the floor
+TICK_GAP = 8         # pixels kept free between two tick labels
 
 
 def _bars(probs: np.ndarray, log: bool) -> tuple[np.ndarray, float]:
@@ -71,15 +73,18 @@ class StagePlotWidget(pg.PlotWidget):
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
 
     def _ticks(self, labels: list[str]) -> list[tuple[float, str]]:
-        """Labels that fit under the bars: every k-th bar (k as small as leaves 4 characters), shortened to fit."""
+        """Labels that fit under the bars: every k-th bar (k as small as leaves room for 4 characters), each
+        elided to the pixels between two labels (measured in the tick font: CJK and "<|…|>" are wide)."""
         n = max(len(labels), 1)
         room = max(self.width() - 60, 50) / n           # pixels per bar (the left axis takes ~60)
-        char = max(self.fontMetrics().averageCharWidth(), 5)
+        fm = self.fontMetrics()
+        four = fm.horizontalAdvance("MMMM")
         step = 1
-        while step < n and room * step / char - 1 < 4:
+        while step < n and room * step - TICK_GAP < four:
             step += 1
-        fit = max(int(room * step // char) - 1, 2)
-        return [(i, lab if len(lab) <= fit else lab[: fit - 1] + "…") for i, lab in enumerate(labels) if i % step == 0]
+        width = max(int(room * step) - TICK_GAP, 1)
+        return [(i, fm.elidedText(lab, Qt.TextElideMode.ElideRight, width)) for i, lab in enumerate(labels)
+                if i % step == 0]
 
     def resizeEvent(self, e: object) -> None:
         super().resizeEvent(e)  # type: ignore[arg-type]
@@ -140,24 +145,24 @@ class SamplingPane(QWidget):
         outer = QVBoxLayout(self)
         # source
         src = QHBoxLayout()
-        self.open_button = QPushButton("Open logits…")
-        self.open_button.setToolTip(".npy ([vocab] or [steps, vocab]), raw float32/float16/bfloat16, or text "
-                                    "(one value per line)")
-        self.bigram_button = QPushButton("Bigram demo: inspector text")
-        self.bigram_button.setToolTip("Demo logits: next-token counts of a bigram model built with the current "
-                                      "tokenizer from the Inspect tab's text (not a real model)")
-        self.bigram_file = QPushButton("…from a file")
-        self.source_label = QLabel("no logits")
+        self.open_button = QPushButton(tr("Open logits…"))
+        self.open_button.setToolTip(tr(".npy ([vocab] or [steps, vocab]), raw float32/float16/bfloat16, or text "
+                                    "(one value per line)"))
+        self.bigram_button = QPushButton(tr("Bigram demo: inspector text"))
+        self.bigram_button.setToolTip(tr("Demo logits: next-token counts of a bigram model built with the current "
+                                      "tokenizer from the Inspect tab's text (not a real model)"))
+        self.bigram_file = QPushButton(tr("…from a file"))
+        self.source_label = QLabel(tr("no logits"))
         self.source_label.setWordWrap(True)
         self.step = QSlider(Qt.Orientation.Horizontal)
         self.step.setEnabled(False)
-        self.step_label = QLabel("step –")
+        self.step_label = QLabel(tr("step –"))
         for w in (self.open_button, self.bigram_button, self.bigram_file):
             src.addWidget(w)
-        src.addWidget(self.source_label, 1)
         src.addWidget(self.step_label)
         src.addWidget(self.step, 1)
         outer.addLayout(src)
+        outer.addWidget(self.source_label)     # its own row: a long description wrapped into the step label
         # controls
         ctl = QHBoxLayout()
         self.preset = QComboBox()
@@ -174,15 +179,15 @@ class SamplingPane(QWidget):
         self.t_slider = QSlider(Qt.Orientation.Horizontal)
         self.t_slider.setRange(0, 300)
         self.t_slider.setValue(80)
-        self.t_slider.setToolTip("temperature × 100")
-        self.log_box = QCheckBox("log scale")
+        self.t_slider.setToolTip(tr("temperature × 100"))
+        self.log_box = QCheckBox(tr("log scale"))
         self.top_n = QSpinBox()
         self.top_n.setRange(5, 60)
         self.top_n.setValue(16)
         for label, w in (("preset", self.preset), ("T", self.temperature), ("", self.t_slider), ("top-k", self.top_k),
                          ("top-p", self.top_p), ("min-p", self.min_p), ("seed", self.seed), ("bars", self.top_n)):
             if label:
-                ctl.addWidget(QLabel(label))
+                ctl.addWidget(QLabel(tr(label)))
             ctl.addWidget(w, 2 if w is self.t_slider else 0)
         ctl.addWidget(self.log_box)
         outer.addLayout(ctl)
@@ -190,7 +195,7 @@ class SamplingPane(QWidget):
         self.preset_note.setWordWrap(True)
         outer.addWidget(self.preset_note)
         # custom order and semantics
-        self.custom = QGroupBox("custom: stage order (drag) and each stage's rule")
+        self.custom = QGroupBox(tr("custom: stage order (drag) and each stage's rule"))
         cg = QHBoxLayout(self.custom)
         self.order = QListWidget()
         self.order.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
@@ -219,26 +224,28 @@ class SamplingPane(QWidget):
         dv = QVBoxLayout(drawbox)
         dv.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        self.draw_button = QPushButton("Draw")
+        self.draw_button = QPushButton(tr("Draw"))
         self.draw_n = QSpinBox()
         self.draw_n.setRange(2, 10_000_000)
         self.draw_n.setValue(100_000)
-        self.draw_n_button = QPushButton("Draw N")
+        self.draw_n_button = QPushButton(tr("Draw N"))
         row.addWidget(self.draw_button)
         row.addWidget(self.draw_n_button)
         row.addWidget(self.draw_n)
         row.addStretch(1)
         dv.addLayout(row)
-        self.draw_label = QLabel("Draw: the engine's next token for this seed, and its RNG state.")
+        self.draw_label = QLabel(tr("Draw: the engine's next token for this seed, and its RNG state."))
         self.draw_label.setWordWrap(True)
         self.draw_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         dv.addWidget(self.draw_label)
         self.hist = pg.PlotWidget()
+        self.hist.hide()        # until the first draw (before it: an empty plot with its top label cut)
+        self.draw_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.hist.setMenuEnabled(False)
         self.hist.hideButtons()
         self.hist.addLegend(offset=(-10, 10))
-        self.expected = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.token_colors()[0], name="final p")
-        self.observed = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.accent(), name="drawn share")
+        self.expected = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.token_colors()[0], name=tr("final p"))
+        self.observed = pg.BarGraphItem(x=[], height=[], width=0.4, brush=theme.accent(), name=tr("drawn share"))
         self.hist.addItem(self.expected)
         self.hist.addItem(self.observed)
         dv.addWidget(self.hist, 1)
@@ -249,8 +256,8 @@ class SamplingPane(QWidget):
         eng = QWidget()
         ev = QVBoxLayout(eng)
         ev.setContentsMargins(0, 0, 0, 0)
-        ev.addWidget(QLabel("Same logits, settings and seed: one row per engine, a column per top token "
-                            "(its final probability or the stage that cut it; red: fates differ), after the draw"))
+        ev.addWidget(QLabel(tr("Same logits, settings and seed: one row per engine, a column per top token "
+                            "(its final probability or the stage that cut it; red: fates differ), after the draw")))
         ev.addWidget(self.engines, 1)
         bottom.addWidget(eng)
         bottom.setSizes([500, 600])
@@ -271,7 +278,7 @@ class SamplingPane(QWidget):
         self.top_n.valueChanged.connect(self.topNChanged)
         self.log_box.toggled.connect(self._toggle_log)
         self.step.valueChanged.connect(self.stepChanged)
-        self.step.valueChanged.connect(lambda v: self.step_label.setText(f"step {v}"))
+        self.step.valueChanged.connect(lambda v: self.step_label.setText(tr("step {k}").format(k=v)))
         self.open_button.clicked.connect(self.openLogits)
         self.bigram_button.clicked.connect(self.bigramFromInspector)
         self.bigram_file.clicked.connect(self.bigramFromFile)
@@ -329,7 +336,7 @@ class SamplingPane(QWidget):
         self.step.setValue(0)
         self.step.blockSignals(False)
         self.step.setEnabled(steps > 1)
-        self.step_label.setText(f"step 0 of {steps}" if steps > 1 else "1 step")
+        self.step_label.setText(tr("step 0 of {n}").format(n=steps) if steps > 1 else tr("1 step"))
 
     def _ensure_plots(self, n: int) -> None:
         while len(self._plots) < n:
@@ -358,13 +365,14 @@ class SamplingPane(QWidget):
         mode = "greedy (argmax)" if v.result.greedy else "sampling"
         self.preset_note.setToolTip(notes)
         self.draw_label.setToolTip(notes)
-        self.source_label.setToolTip(f"{mode}; stages in {v.seconds * 1000:.1f} ms")
+        self.source_label.setToolTip(tr("{mode}; stages in {ms} ms").format(mode=mode, ms=f"{v.seconds * 1000:.1f}"))
 
     def show_engines(self, v: EnginesView) -> None:
         t = self.engines
         t.setUpdatesEnabled(False)
         t.setColumnCount(len(v.fates) + 1)
-        t.setHorizontalHeaderLabels([f"draw (seed {v.settings.seed})"] + [f"{f.id} {f.label}" for f in v.fates])
+        t.setHorizontalHeaderLabels([tr("draw (seed {seed})").format(seed=v.settings.seed)]
+                                    + [f"{f.id} {f.label}" for f in v.fates])
         bad = QColor(255, 80, 80, 70)
         for c, f in enumerate(v.fates):
             for r, text in enumerate(f.cells):
@@ -380,13 +388,14 @@ class SamplingPane(QWidget):
     def show_draw(self, d: DrawView) -> None:
         rng = f"RNG before: {d.draws.rng_before}; after: {d.draws.rng_after}"
         if d.n == 1:
-            self.draw_label.setText(f"Drew {d.label}.  {rng}")
+            self.draw_label.setText(tr("Drew {token}.  {rng}").format(token=d.label, rng=rng))
         else:
             verdict = "consistent with" if d.p_value >= 0.001 else "NOT consistent with"
             self.draw_label.setText(
                 f"{d.n:,} draws from one seeded RNG; first {d.label}. χ² = {d.chi2:.1f} on {d.dof} dof, "
                 f"p = {d.p_value:.3g}: {verdict} the final probabilities.  {rng}")
         n = d.ids.shape[0]
+        self.hist.show()
         x = np.arange(n, dtype=np.float64)
         self.expected.setOpts(x=x - 0.2, height=d.expected, width=0.4)
         self.observed.setOpts(x=x + 0.2, height=d.observed, width=0.4)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QVBoxLayout, QWidget
 
+from tokinspect.window.i18n import tr
 from tokinspect.window.sampling import SamplingModel
 from tokinspect.window.workers import read_text_file
 
@@ -40,7 +41,7 @@ class SamplingTab(QWidget):
         m.enginesChanged.connect(lambda: m.engines is not None and p.show_engines(m.engines))
         m.drew.connect(lambda: m.draw_view is not None and p.show_draw(m.draw_view))
         m.sourceChanged.connect(self._on_source)
-        m.failed.connect(lambda msg: QMessageBox.critical(self, "Sampling", msg))
+        m.failed.connect(lambda msg: QMessageBox.critical(self, tr("Sampling"), msg))
         m.set_settings(p.settings())
 
     def activate(self, on: bool) -> None:
@@ -50,11 +51,11 @@ class SamplingTab(QWidget):
             if self.inspector_text().strip():
                 self.bigram_from_inspector()
             else:
-                self.pane.source_label.setText("no logits: open a logits file, or type a text in the Inspect tab "
-                                               "for the bigram demo")
+                self.pane.source_label.setText(tr("no logits: open a logits file, or type a text in the Inspect tab "
+                                               "for the bigram demo"))
 
     def open_logits(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open logits", "", LOGITS_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open logits"), "", LOGITS_FILTER)
         if path:
             self.model.load(path)
 
@@ -62,13 +63,13 @@ class SamplingTab(QWidget):
         self.model.load_bigram(self.inspector_text(), "the Inspect tab's text")
 
     def bigram_from_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Text for the bigram demo", "", "Text (*.txt);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, tr("Text for the bigram demo"), "", "Text (*.txt);;All files (*)")
         if not path:
             return
         try:
             text = read_text_file(Path(path))
         except OSError as exc:
-            QMessageBox.critical(self, "Sampling", f"cannot read {path}: {exc}")
+            QMessageBox.critical(self, tr("Sampling"), f"cannot read {path}: {exc}")
             return
         self.model.load_bigram(text, Path(path).name)
 

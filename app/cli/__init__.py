@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ..gui import build_parser as window_parser  # Qt-free: only the window's options
 
     usage = " ".join(window_parser().format_usage().replace("usage: ", "", 1).replace("[-h] ", "").split())
-    window = textwrap.fill(usage, 100, subsequent_indent="      ")
+    window = textwrap.fill(usage, 100, subsequent_indent="      ", break_on_hyphens=False)  # keep --compare-with whole
     p = OneLineParser(
         prog="tokinspect", description="Inspect how a tokenizer splits text: on the host, and on the board.",
         epilog="the window (no arguments: the embedded Qwen3 tokenizer):\n  " + window.strip().replace("\n", "\n  ")
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 SUBCOMMANDS = ("encode", "decode", "trace", "info", "vocab", "compare", "board", "sample", "contract",
                "languages")
 GUI_FLAGS = ("--screenshot", "--text", "--dark", "--size", "--compare-with", "--encoder", "--encoder-b",
-             "--contract")
+             "--contract", "--lang")
 
 
 def wants_gui(argv: Sequence[str]) -> bool:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from ..core.tokenizer import Tokenizer
 from ..formats.vocab_audit import AuditRows, audit_tokenizer
+from .i18n import tr
 from .workers import Runner
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -42,7 +43,7 @@ class RowsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.columns[section]
+            return tr(self.columns[section])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -20,6 +20,7 @@ from ..analysis.text import analyze
 from ..core.pieces import visible
 from ..core.tokenizer import Tokenizer
 from .document import Document
+from .i18n import tr
 from .workers import Runner
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -132,7 +133,7 @@ class DivergenceModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
+            return tr(self.COLUMNS[section])
         return None
 
     def _pieces(self, a: Analysis, rng: tuple[int, int]) -> str:

@@ -26,6 +26,7 @@ from ..contract.verify import Report, SampleResult, verify
 from ..core.pieces import visible
 from ..core.tokenizer import Tokenizer
 from .document import Document
+from .i18n import tr
 from .workers import Runner
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -91,7 +92,7 @@ class ContractModel(QObject):
 
     def summary(self) -> str:
         if self.contract is None:
-            return "Open a contract.json (tokinspect contract freeze) to check the open tokenizer against it."
+            return tr("Open a contract.json (tokinspect contract freeze) to check the open tokenizer against it.")
         if self.report is None:
             return f"{self.path}: checking…"
         rep = self.report
@@ -122,7 +123,7 @@ class _RowsTable(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
+            return tr(self.COLUMNS[section])
         return None
 
 

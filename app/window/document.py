@@ -36,6 +36,7 @@ from ..core.trace import Trace
 from ..core.vocab_sizes import sizes_line
 from ..formats.chat_template import ROLES, ChatTemplate, ChatTemplateError, find_template, render
 from ..formats.vocab_search import VocabIndex
+from .i18n import tr
 from .trace_rows import (
     ChunkRow,
     StepsView,
@@ -164,9 +165,9 @@ class Document(QObject):
         """The chat pane's template line and the rendered text ("" when the template fails)."""
         try:
             tpl = self.chat_template()
-            return f"Template: {tpl.source}", render(tpl, messages, add_generation_prompt)
+            return tr("Template: {source}").format(source=tpl.source), render(tpl, messages, add_generation_prompt)
         except ChatTemplateError as exc:
-            return f"Template error: {exc}", ""
+            return tr("Template error: {error}").format(error=exc), ""
 
     def export_tokens(self, a: Analysis, path: str, selected_filter: str) -> Path:
         """Writes a's tokens as CSV or JSON (the suffix, else the chosen filter, decides); returns the
@@ -182,54 +183,59 @@ class Document(QObject):
 
     def trace_note(self) -> tuple[str, bool]:
         """The trace pane's note, and whether the trace waits for a click (a long text)."""
-        a, tr = self.analysis, self.trace
-        if tr is None:
+        a, trc = self.analysis, self.trace
+        if trc is None:
             pending = self.trace_pending
             big = a is not None and len(a.text) > 0 and not pending
-            return ("tracing…" if pending else "Long text: the trace is computed on request." if big else ""), big
-        if tr.normalized_changed:
-            note = f"Normalization changed the text: {visible(tr.normalized_text[:300])!s}"
+            note = tr("Long text: the trace is computed on request.") if big else ""
+            return (tr("tracing…") if pending else note), big
+        if trc.normalized_changed:
+            note = tr("Normalization changed the text: {text}").format(text=visible(trc.normalized_text[:300]))
         else:
-            note = "Normalization left the text unchanged."
-        if tr.greedy_steps:
-            dropped = sum(1 for g in tr.greedy_steps if g.chosen is None)
-            tail = (f"{len(tr.greedy_steps):,} greedy steps (longest prefix match at each position, no merges)"
-                    + (f"; {dropped} bytes dropped" if dropped else ""))
-        elif tr.kestrel_steps:
-            unk = sum(1 for g in tr.kestrel_steps if g.rule == "unk")
-            lost = sum(g.spaces for g in tr.kestrel_steps) - sum(1 for g in tr.kestrel_steps if g.retry == "taken")
-            tail = (f"{len(tr.kestrel_steps):,} board-engine steps ({self.encoder}: the real kestrel-llm tokenizer; "
-                    f"no normalizer, no merges)" + (f"; {lost} spaces lost" if lost else "")
-                    + (f"; {unk} bytes became id 0" if unk else ""))
+            note = tr("Normalization left the text unchanged.")
+        if trc.greedy_steps:
+            dropped = sum(1 for g in trc.greedy_steps if g.chosen is None)
+            tail = (tr("{n} greedy steps (longest prefix match at each position, no merges)").format(
+                n=f"{len(trc.greedy_steps):,}") + (tr("; {n} bytes dropped").format(n=dropped) if dropped else ""))
+        elif trc.kestrel_steps:
+            unk = sum(1 for g in trc.kestrel_steps if g.rule == "unk")
+            lost = sum(g.spaces for g in trc.kestrel_steps) - sum(1 for g in trc.kestrel_steps if g.retry == "taken")
+            tail = (tr("{n} board-engine steps ({encoder}: the real kestrel-llm tokenizer; no normalizer, "
+                       "no merges)").format(n=f"{len(trc.kestrel_steps):,}", encoder=self.encoder)
+                    + (tr("; {n} spaces lost").format(n=lost) if lost else "")
+                    + (tr("; {n} bytes became id 0").format(n=unk) if unk else ""))
         else:
-            tail = (f"{len(tr.chunks):,} chunks "
-                    f"({sum(1 for c in tr.chunks if c.added_id is not None)} added-token matches)")
+            tail = tr("{n} chunks ({added} added-token matches)").format(
+                n=f"{len(trc.chunks):,}", added=sum(1 for c in trc.chunks if c.added_id is not None))
         return f"{note}\n{tail}", False
 
     def chunk_steps(self, k: int) -> StepsView:
         """The merge steps of chunk k (for the greedy encoder: the steps around step k)."""
-        tr, tok = self.trace, self.tokenizer
-        if tr is not None and tok is not None and tr.greedy_steps:
-            n = len(tr.greedy_steps)
+        trc, tok = self.trace, self.tokenizer
+        if trc is not None and tok is not None and trc.greedy_steps:
+            n = len(trc.greedy_steps)
             if not 0 <= k < n:
-                return StepsView("select a token to see its longest-match step", [], greedy=True)
+                return StepsView(tr("select a token to see its longest-match step"), [], greedy=True)
             first, last = max(0, k - GREEDY_WINDOW), min(n, k + GREEDY_WINDOW + 1)
-            return StepsView(f"greedy step {k + 1:,} of {n:,}: candidates, shortest first",
-                             greedy_step_rows(tok, tr, first, last), current=k - first, greedy=True)
-        if tr is not None and tok is not None and tr.kestrel_steps:
-            n = len(tr.kestrel_steps)
+            return StepsView(tr("greedy step {k} of {n}: candidates, shortest first").format(
+                k=f"{k + 1:,}", n=f"{n:,}"),
+                             greedy_step_rows(tok, trc, first, last), current=k - first, greedy=True)
+        if trc is not None and tok is not None and trc.kestrel_steps:
+            n = len(trc.kestrel_steps)
             if not 0 <= k < n:
-                return StepsView("select a token to see the board engine's step", [], greedy=True)
+                return StepsView(tr("select a token to see the board engine's step"), [], greedy=True)
             first, last = max(0, k - GREEDY_WINDOW), min(n, k + GREEDY_WINDOW + 1)
-            return StepsView(f"{self.encoder} step {k + 1:,} of {n:,}: what was tried, what was taken, and why",
-                             kestrel_step_rows(tok, tr, first, last), current=k - first, greedy=True)
-        if tr is None or tok is None or not 0 <= k < len(tr.chunks):
-            return StepsView("select a token to see its merges", [])
-        ch = tr.chunks[k]
+            return StepsView(tr("{encoder} step {k} of {n}: what was tried, what was taken, and why").format(
+                encoder=self.encoder, k=f"{k + 1:,}", n=f"{n:,}"),
+                             kestrel_step_rows(tok, trc, first, last), current=k - first, greedy=True)
+        if trc is None or tok is None or not 0 <= k < len(trc.chunks):
+            return StepsView(tr("select a token to see its merges"), [])
+        ch = trc.chunks[k]
         if ch.lattice:
-            return StepsView(f"chunk {k}: {self.chunks[k].label}: Unigram lattice, the pieces that start at each "
-                             f"byte with their scores (best path highlighted)", lattice_rows(tok, tr, ch), greedy=True)
-        return StepsView(f"chunk {k}: {self.chunks[k].label}", step_rows(tok, ch))
+            return StepsView(tr("chunk {k}: {label}: Unigram lattice, the pieces that start at each byte with their "
+                                "scores (best path highlighted)").format(k=k, label=self.chunks[k].label),
+                             lattice_rows(tok, trc, ch), greedy=True)
+        return StepsView(tr("chunk {k}: {label}").format(k=k, label=self.chunks[k].label), step_rows(tok, ch))
 
     # ---- requests ---------------------------------------------------------
     def set_text(self, text: str, immediate: bool = False) -> None:
@@ -271,9 +277,9 @@ class Document(QObject):
         special = self.add_special_tokens
 
         def work(ev: threading.Event, gen: int) -> tuple[int, Trace, list[ChunkRow], np.ndarray]:
-            tr = trace_text(tok, a.text, encoder=a.encoder, add_special_tokens=special)
-            rows = chunk_rows(tr)
-            return a.generation, tr, rows, row_token_starts(rows)
+            trc = trace_text(tok, a.text, encoder=a.encoder, add_special_tokens=special)
+            rows = chunk_rows(trc)
+            return a.generation, trc, rows, row_token_starts(rows)
 
         self._trace.submit(work)
 
@@ -346,13 +352,13 @@ class Document(QObject):
             self.request_trace()
 
     def _on_trace(self, result: tuple[int, Trace, list[ChunkRow], np.ndarray]) -> None:
-        gen, tr, rows, starts = result
+        gen, trc, rows, starts = result
         if self.analysis is None or gen != self.analysis.generation:
             return
-        self._set_trace(tr, rows, starts)
+        self._set_trace(trc, rows, starts)
 
-    def _set_trace(self, tr: Trace | None, rows: list[ChunkRow], starts: np.ndarray) -> None:
-        self.trace = tr
+    def _set_trace(self, trc: Trace | None, rows: list[ChunkRow], starts: np.ndarray) -> None:
+        self.trace = trc
         self.chunks = rows
         self._chunk_starts = starts
         self.traceChanged.emit()
@@ -404,7 +410,7 @@ class TokenTableModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
+            return tr(self.COLUMNS[section])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -539,7 +545,7 @@ class VocabModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
+            return tr(self.COLUMNS[section])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -577,7 +583,7 @@ class MessagesModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.COLUMNS[section]
+            return tr(self.COLUMNS[section])
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -27,6 +27,7 @@ from ..languages.progress import Progress
 from ..languages.run import Options, Report, build
 from ..languages.series import Series, load, make_series
 from .document import Document
+from .i18n import tr
 from .workers import Runner
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -136,14 +137,15 @@ class LanguagesModel(QObject):
     def summary(self) -> str:
         if self.result is None:
             if self.corpus is None:
-                return " ".join(x for x in ("Open a corpus: a folder of <language>.txt files (e.g. UDHR's), .jsonl, "
-                                            ".parquet or .arrow.", optional.hint()) if x)
-            return f"{self.corpus}: measuring…" if self.busy else f"{self.corpus}"
+                return " ".join(x for x in (tr("Open a corpus: a folder of <language>.txt files (e.g. UDHR's), "
+                                               ".jsonl, .parquet or .arrow."), optional.hint()) if x)
+            return tr("{corpus}: measuring…").format(corpus=self.corpus) if self.busy else f"{self.corpus}"
         rep = self.result.report
         n = len(rep.rows_of(rep.series[0]))
-        mode = "whole documents" if rep.parity_mode == "document" else "aligned lines"
-        return f"{rep.corpus}: {n} languages · reference {rep.options.reference} · parity over {mode}" \
-               f" · attention cost = parity² · {', '.join(rep.series)}"
+        mode = tr("whole documents") if rep.parity_mode == "document" else tr("aligned lines")
+        return tr("{corpus}: {n} languages · reference {ref} · parity over {mode} · attention cost = parity² · "
+                  "{series}").format(corpus=rep.corpus, n=n, ref=rep.options.reference, mode=mode,
+                                     series=", ".join(rep.series))
 
 
 class LanguageTable(QAbstractTableModel):
@@ -183,11 +185,11 @@ class LanguageTable(QAbstractTableModel):
                                                                      Qt.ItemDataRole.ToolTipRole):
             return None
         if section < len(BASE_COLUMNS):
-            return BASE_COLUMNS[section]
+            return tr(BASE_COLUMNS[section])
         k, c = divmod(section - len(BASE_COLUMNS), len(SERIES_COLUMNS))
         if k >= len(self.series):
             return None
-        return SERIES_COLUMNS[c] if len(self.series) == 1 else f"{SERIES_COLUMNS[c]} · {self.series[k]}"
+        return tr(SERIES_COLUMNS[c]) if len(self.series) == 1 else f"{tr(SERIES_COLUMNS[c])} · {self.series[k]}"
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self.cells):

@@ -35,6 +35,7 @@ from ..sampling.sampler import (
     sample,
 )
 from ..sampling.settings import PRESETS, SamplerSettings
+from .i18n import tr
 from .workers import Coalescer, Runner
 
 ENGINES = ("ds4", "llama.cpp", "kestrel", "hf")
@@ -105,8 +106,11 @@ def _top(ids: np.ndarray, probs: np.ndarray, n: int) -> tuple[np.ndarray, np.nda
     return ids[order], probs[order]
 
 
-def _title(st: Stage) -> str:
-    return f"{st.name}: kept {st.kept:,} · mass {st.kept_mass:.3g} · H {st.entropy_bits:.2f} bits"
+def _title(st: Stage, name: str | None = None) -> str:
+    """'top_k: kept 40 · mass 0.92 · H 2.33 bits' (name: the stage's own unless given)."""
+    return tr("{stage}: kept {n} · mass {mass} · H {h} bits").format(
+        stage=st.name if name is None else name, n=f"{st.kept:,}", mass=f"{st.kept_mass:.3g}",
+        h=f"{st.entropy_bits:.2f}")
 
 
 def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[StagePlot]:
@@ -135,8 +139,7 @@ def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[Stag
             kept = mask[ids]
         out.append(StagePlot(st.name, _title(st), labels(ids), ids, probs, kept, st.cutoff))
     ids, probs = tops[-1]
-    out.append(StagePlot("final", "final: " + _title(last).split(": ", 1)[1], labels(ids), ids, probs, every(ids),
-                         last.cutoff))
+    out.append(StagePlot("final", _title(last, "final"), labels(ids), ids, probs, every(ids), last.cutoff))
     return out
 
 

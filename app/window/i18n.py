@@ -1,0 +1,56 @@
+"""The window's languages: `tr(text)` translates one user-visible string (Qt's translation system,
+one context "tokinspect"), `install(app, lang)` loads the compiled catalog of a language, and
+`chosen(arg, settings)` picks the language (--lang, then View → Language, then the system locale).
+
+Catalogs: resources/i18n/tokinspect_<lang>.ts (the sources, written by hand) compiled to .qm by the
+package build (setup.py runs pyside6-lrelease). English is the source language: no catalog.
+
+Does not: translate the CLI (its messages stay English), or switch a built window live (the
+language applies when the window is next built: View → Language says so).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
+
+from .. import resources
+
+CONTEXT = "tokinspect"
+LANGUAGES = {"en": "English", "zh_CN": "简体中文"}   # code -> the name the menu shows (in its own language)
+SETTING = "view/language"
+
+
+def tr(text: str) -> str:
+    """The current language's `text` (the English source when no catalog has it)."""
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+def system_language() -> str:
+    """zh_CN when the system locale is Chinese (any script or region), else English."""
+    return "zh_CN" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+
+
+def chosen(arg: str | None, settings: QSettings) -> str:
+    """--lang first, then the language chosen in View → Language, then the system locale."""
+    if arg in LANGUAGES:
+        return arg
+    saved = str(settings.value(SETTING, "") or "")
+    return saved if saved in LANGUAGES else system_language()
+
+
+def catalog(lang: str) -> str:
+    """The compiled catalog's path (tokinspect.resources i18n/tokinspect_<lang>.qm)."""
+    return str(resources.path(f"i18n/tokinspect_{lang}.qm"))
+
+
+def install(app: QCoreApplication, lang: str) -> QTranslator | None:
+    """Loads `lang`'s catalog into `app` (English: nothing to load). Raises FileNotFoundError or
+    ValueError when the catalog is missing or unreadable (a broken install)."""
+    if lang == "en":
+        return None
+    path = catalog(lang)
+    t = QTranslator(app)
+    if not t.load(path):
+        raise ValueError(f"{path}: not a Qt translation catalog (reinstall tokinspect)")
+    app.installTranslator(t)
+    return t
