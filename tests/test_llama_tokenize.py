@@ -208,7 +208,7 @@ def compile_levels(build_dir: Path) -> dict[str, str]:
             levels = re.findall(r"(?:^|\s)(-O\w*)", flags)
             path = src.group(1)
             key = path.split("/vendor/llama.cpp/", 1)[1] if "/vendor/llama.cpp/" in path else \
-                str(Path(path).relative_to(build_dir))  # the unity sources CMake writes into the build
+                path.split(f"/{build_dir.name}/", 1)[1]  # the unity sources CMake writes into the build
             out[key] = levels[-1] if levels else "none"
     return out
 
