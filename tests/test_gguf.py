@@ -21,6 +21,7 @@ import re
 import struct
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -550,3 +551,22 @@ def test_t5_unk_id_out_of_range_keeps_the_default(tmp_path):
     tok = load(tmp_path, tiny_t5([kv_u32("tokenizer.ggml.unknown_token_id", 999)]), "u.gguf")
     assert tok.describe()["gguf"]["special_ids"]["unknown"] == 2
     assert ids_of(tok, "qqq") == [2]
+
+
+def test_ugm_offsets_cover_each_token_text():
+    """Offsets are ours (llama.cpp reports none): each token spans the input units it came from, an inserted U+2581
+    the unit that made it; spans are ordered and inside the text, and a token of plain letters spans them."""
+    from corpus import random_texts  # noqa: PLC0415
+    tok = Tokenizer.from_file(gguf_file(UGM))
+    for text in random_texts(31, 1500) + ["Hello wörld", "  a  b  ", "x\u3000y"]:
+        raw = text.encode("utf-8")
+        e = tok.encode(text, add_special_tokens=False)
+        last = 0
+        for i, (a, b) in zip(e.ids.tolist(), e.byte_offsets.tolist()):
+            assert last <= a <= b <= len(raw), (text, i, a, b)
+            last = a
+            piece = (tok.id_to_token(i) or "").removeprefix("\u2581")
+            if piece.isascii() and piece.isalpha() and raw[a:b].isascii():
+                # the charsmap deletes control characters: they stay inside the span of the token around them
+                shown = "".join(c for c in raw[a:b].decode() if unicodedata.category(c)[0] != "C")
+                assert shown == piece, (text, piece, a, b)

@@ -33,7 +33,7 @@ from tokenizers import Tokenizer as HF
 
 from conftest import shared
 from tokinspect.languages import hf_datasets
-from tokinspect.languages.corpus import open_source
+from tokinspect.languages.corpus import CorpusError, open_source
 from tokinspect.languages.hf_datasets import run_datasets
 from tokinspect.languages.run import Options, Report, build
 from tokinspect.languages.series import make_series
@@ -128,6 +128,27 @@ def test_datasets_on_the_generated_corpus(tmp_path: Path, monkeypatch: pytest.Mo
                     Options(reference="eng", engine="datasets", cache_dir=str(tmp_path / "cache-txt")))
     assert changed.cache_hit is False
     assert changed.row("Qwen3", "eng").lines == plain.row("Qwen3", "eng").lines + 1
+
+
+@pytest.mark.parametrize("engine", ["local", "datasets"])
+def test_bad_tables_are_one_sentence_naming_the_file(engine: str, tmp_path: Path) -> None:
+    opts = Options(engine=engine, cache_dir=str(tmp_path / "cache"))
+    series = [make_series("qwen3")]
+    for name, data, needle in [("bad.parquet", b"garbage", "not a Parquet file"),
+                               ("bad.arrow", b"garbage", "not an Arrow IPC file")]:
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(CorpusError, match=needle) as ei:
+            build(open_source(tmp_path / name), series, opts)
+        assert str(ei.value).startswith(str(tmp_path / name))
+    pq.write_table(pa.table({"lang": ["eng"], "text": [5]}), str(tmp_path / "ints.parquet"))
+    with pytest.raises(CorpusError, match="column 'text' is int64, not a string|column 'text' is int, not a string"):
+        build(open_source(tmp_path / "ints.parquet"), series, opts)
+    pq.write_table(pa.table({"language": ["eng"], "text": ["a"]}), str(tmp_path / "cols.parquet"))
+    with pytest.raises(CorpusError, match=r"no column 'lang' \(columns: language, text\)"):
+        build(open_source(tmp_path / "cols.parquet"), series, opts)
+    (tmp_path / "bad.jsonl").write_text('{"lang": "eng", "text": "a"}\n{oops\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match="bad.jsonl: (line 2: not JSON|datasets could not read it)"):
+        build(open_source(tmp_path / "bad.jsonl"), series, opts)
 
 
 def test_datasets_on_udhr_parquet(udhr_parquet: Path, udhr_plain: Report, tmp_path: Path) -> None:

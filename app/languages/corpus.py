@@ -146,22 +146,30 @@ def _json_rows(f: Path, src: Source) -> Iterator[Row]:
                       _cell(obj[src.text_column], f, f"line {k}", src.text_column))
 
 
-def read_table(f: Path, kind: str) -> object:
-    """A Parquet or Arrow IPC file as a pyarrow Table (pyarrow: the `corpus` extra)."""
+KIND_NAMES = {"parquet": "a Parquet", "arrow": "an Arrow IPC"}
+
+
+def _refusal(f: Path, kind: str, exc: BaseException) -> CorpusError:
+    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return CorpusError(f"{f}: not {KIND_NAMES[kind]} file ({why})")
+
+
+def read_table(f: Path, kind: str, schema_only: bool = False) -> object:
+    """A Parquet or Arrow IPC file as a pyarrow Table, or only its schema (pyarrow: the `corpus` extra)."""
     pa = need("pyarrow", f"reading {f.name}")
     try:
         if kind == "parquet":
             pq = need("pyarrow.parquet", f"reading {f.name}")
-            return pq.read_table(str(f))
+            return pq.read_schema(str(f)) if schema_only else pq.read_table(str(f))
         with pa.memory_map(str(f)) as mm:
             try:
-                return pa.ipc.open_file(mm).read_all()
+                reader = pa.ipc.open_file(mm)
             except pa.ArrowInvalid:
                 mm.seek(0)
-                return pa.ipc.open_stream(mm).read_all()
+                reader = pa.ipc.open_stream(mm)
+            return reader.schema if schema_only else reader.read_all()
     except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as exc:
-        raise CorpusError(f"{f}: not a {kind} file ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") \
-            from None
+        raise _refusal(f, kind, exc) from None
 
 
 def _table_rows(f: Path, src: Source) -> Iterator[Row]:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _tokcore
-from .corpus import Source, decode
+from .corpus import CorpusError, Source, decode, read_table
 from .counting import RowCounts, count_batch, from_columns, to_columns
 from .optional import need
 from .series import Series
@@ -80,11 +80,23 @@ def load_source(src: Source, cache_dir: str | None) -> Any:
         features = datasets.Features({"lang": datasets.Value("string"), "text": datasets.Value("string")})
         return datasets.Dataset.from_generator(text_rows, features=features, cache_dir=cache_dir,
                                                gen_kwargs={"files": files, "stamps": stamps})
-    ds = datasets.load_dataset(LOADERS[src.kind], data_files=[str(f.resolve()) for f in src.files],
-                               split="train", cache_dir=cache_dir)
+    if src.kind in ("parquet", "arrow"):
+        for f in src.files:    # refused here, naming the file, before datasets logs its own trace
+            read_table(f, src.kind, schema_only=True)
+    try:
+        ds = datasets.load_dataset(LOADERS[src.kind], data_files=[str(f.resolve()) for f in src.files],
+                                   split="train", cache_dir=cache_dir)
+    except Exception as exc:  # noqa: BLE001 - datasets' own errors (DatasetGenerationError ...): one sentence
+        cause = exc.__cause__ or exc
+        raise CorpusError(f"{src.files[0]}: datasets could not read it "
+                          f"({str(cause).splitlines()[0] if str(cause) else type(cause).__name__})") from None
     missing = [c for c in (src.lang_column, src.text_column) if c not in ds.column_names]
     if missing:
-        raise ValueError(f"{src.files[0]}: no column {missing[0]!r} (columns: {', '.join(ds.column_names)})")
+        raise CorpusError(f"{src.files[0]}: no column {missing[0]!r} (columns: {', '.join(ds.column_names)})")
+    for c in (src.lang_column, src.text_column):
+        dtype = getattr(ds.features[c], "dtype", None)
+        if dtype not in ("string", "large_string"):
+            raise CorpusError(f"{src.files[0]}: column {c!r} is {dtype or ds.features[c]}, not a string")
     return ds
 
 

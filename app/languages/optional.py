@@ -7,6 +7,7 @@ raises `MissingExtra`, whose one sentence says how to get it.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 
 INSTALL = 'pip install "tokinspect[corpus]"'
@@ -14,6 +15,20 @@ INSTALL = 'pip install "tokinspect[corpus]"'
 
 class MissingExtra(Exception):
     """A package of the `corpus` extra is not installed (one sentence: what needs it, how to get it)."""
+
+
+def missing(modules: tuple[str, ...] = ("datasets", "ray")) -> list[str]:
+    """Which of the extra's packages are not installed (found without importing them)."""
+    return [m for m in modules if importlib.util.find_spec(m) is None]
+
+
+def hint() -> str:
+    """One sentence for a user without the extra ("" with it)."""
+    gone = missing()
+    if not gone:
+        return ""
+    return (f"Corpora of real size: tokinspect languages --engine datasets / --ray ADDRESS need "
+            f"{' and '.join(gone)}: {INSTALL}")
 
 
 def need(module: str, what: str) -> ModuleType:

@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from ..core.tokenizer import DEFAULTS, Tokenizer
+from ..languages import optional
 from ..languages.corpus import Source, open_source, read_rows
 from ..languages.progress import Progress
 from ..languages.run import Options, Report, build
@@ -135,7 +136,8 @@ class LanguagesModel(QObject):
     def summary(self) -> str:
         if self.result is None:
             if self.corpus is None:
-                return "Open a corpus: a folder of <language>.txt files (e.g. UDHR's), .jsonl, .parquet or .arrow."
+                return " ".join(x for x in ("Open a corpus: a folder of <language>.txt files (e.g. UDHR's), .jsonl, "
+                                            ".parquet or .arrow.", optional.hint()) if x)
             return f"{self.corpus}: measuring…" if self.busy else f"{self.corpus}"
         rep = self.result.report
         n = len(rep.rows_of(rep.series[0]))

@@ -7,7 +7,11 @@
  * (SentencePiece bytes rule), so queries and `info` work as for any handle.
  * The trace has the normalized text with its alignment, and for a Unigram
  * model one chunk with the lattice.
- * Does not: WORD and CHAR model types, sampling, a denormalizer charsmap.
+ * A denormalizer_spec with a charsmap (sentencepiece_processor.cc Load makes
+ * it a second Normalizer, without the user-defined matcher and with
+ * treat_whitespace_as_suffix false) is applied to the decoded text, as
+ * Decode does.
+ * Does not: WORD and CHAR model types, sampling.
  */
 #include "spm_model.h"
 #include <stdio.h>
@@ -18,6 +22,12 @@
 
 static const uint8_t SPACE_SYMBOL[3] = {0xE2, 0x96, 0x81};   /* U+2581 */
 
+/* a precompiled charsmap: darts-clone double array + the NUL-separated replacements */
+typedef struct spm_cmap {
+    const uint8_t *trie; size_t trie_units;
+    const uint8_t *repl; size_t repl_len;
+} spm_cmap;
+
 struct tc_spm {
     tc_spm_proto p;
     int64_t unk_id;                   /* the UNKNOWN piece, -1 none (allowed with byte_fallback) */
@@ -25,9 +35,7 @@ struct tc_spm {
     /* user-defined symbols: the first bytes they start with, their lengths */
     uint8_t ud_first[256];
     uint32_t *ud_lens; size_t n_ud_lens;   /* distinct lengths, longest first */
-    /* precompiled charsmap: darts-clone double array + the NUL-separated replacements */
-    const uint8_t *trie; size_t trie_units;
-    const uint8_t *repl; size_t repl_len;
+    spm_cmap cm, dcm;                 /* the normalizer's and the denormalizer's charsmaps */
     tc_spm_ugm ugm;                   /* model type UNIGRAM */
 };
 
@@ -134,20 +142,19 @@ static int init_pieces(tc_tokenizer *tok, struct tc_spm *s, tc_error *err) {
 }
 
 /* normalizer.cc Normalizer::DecodePrecompiledCharsMap: <u32 trie size><trie><replacements> */
-static int init_charsmap(struct tc_spm *s, tc_error *err) {
-    const tc_spm_normspec *ns = &s->p.norm;
+static int init_charsmap(struct tc_spm *s, const tc_spm_normspec *ns, const char *what, spm_cmap *cm, tc_error *err) {
     if (!ns->charsmap_len) return TC_OK;
     const uint8_t *b = s->p.pool.data + ns->charsmap_off;
     size_t n = ns->charsmap_len;
     unsigned at = ns->charsmap_at;
-    if (n <= 4) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (normalizer_spec.precompiled_charsmap): %zu bytes, too short for its header", at, n);
+    if (n <= 4) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (%s.precompiled_charsmap): %zu bytes, too short for its header", at, what, n);
     uint32_t t = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    if (t >= n - 4) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (normalizer_spec.precompiled_charsmap): trie size %u runs past the charsmap's %zu bytes (cut short?)", at, t, n);
-    if (t < 1024 || (t & 0x3FF) != 0) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (normalizer_spec.precompiled_charsmap): trie size %u is not a positive multiple of 1024", at, t);
-    s->trie = b + 4;
-    s->trie_units = t / 4;
-    s->repl = b + 4 + t;
-    s->repl_len = n - 4 - t;
+    if (t >= n - 4) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (%s.precompiled_charsmap): trie size %u runs past the charsmap's %zu bytes (cut short?)", at, what, t, n);
+    if (t < 1024 || (t & 0x3FF) != 0) return spm_err(err, TC_ERR_FORMAT, "at byte offset %u (%s.precompiled_charsmap): trie size %u is not a positive multiple of 1024", at, what, t);
+    cm->trie = b + 4;
+    cm->trie_units = t / 4;
+    cm->repl = b + 4 + t;
+    cm->repl_len = n - 4 - t;
     return TC_OK;
 }
 
@@ -207,11 +214,9 @@ tc_tokenizer *tc_load_spm_model(const uint8_t *data, size_t len, tc_error *err) 
             spm_err(err, TC_ERR_FORMAT, "trainer_spec.model_type %d is none of UNIGRAM, BPE, WORD, CHAR (1..4)", p->model_type);
         goto fail;
     }
-    if (p->denorm.present && p->denorm.charsmap_len) {
-        spm_err(err, TC_ERR_UNSUPPORTED, "a denormalizer_spec with a precompiled charsmap is not supported");
+    if ((rc = init_pieces(tok, s, err)) != TC_OK || (rc = init_charsmap(s, &s->p.norm, "normalizer_spec", &s->cm, err)) != TC_OK ||
+        (rc = init_charsmap(s, &s->p.denorm, "denormalizer_spec", &s->dcm, err)) != TC_OK)
         goto fail;
-    }
-    if ((rc = init_pieces(tok, s, err)) != TC_OK || (rc = init_charsmap(s, err)) != TC_OK) goto fail;
     if (p->model_type == TC_SPM_UNIGRAM && (rc = tc_spm_ugm_init(&s->ugm, &s->p, err)) != TC_OK) goto fail;
     tok->bytes_rule = TC_BYTES_SPM;
     tok->model.unk_id = s->unk_id;
@@ -242,7 +247,7 @@ static size_t ud_match(const tc_tokenizer *tok, const uint8_t *w, size_t n) {
     return 0;
 }
 
-static uint32_t unit_at(const struct tc_spm *s, size_t i) {
+static uint32_t unit_at(const spm_cmap *s, size_t i) {
     const uint8_t *u = s->trie + 4 * i;
     return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
 }
@@ -251,7 +256,7 @@ static uint32_t unit_at(const struct tc_spm *s, size_t i) {
  * of the sentencepiece sdist) keeping the longest of the first
  * kMaxTrieResultsSize results, as normalizer.cc NormalizePrefix does. A unit
  * outside the array ends the search (the file is not trusted). */
-static size_t charsmap_longest(const struct tc_spm *s, const uint8_t *w, size_t n, size_t *value) {
+static size_t charsmap_longest(const spm_cmap *s, const uint8_t *w, size_t n, size_t *value) {
     size_t pos = 0, best = 0, nres = 0;
     if (!s->trie_units) return 0;
     uint32_t unit = unit_at(s, 0);
@@ -278,9 +283,9 @@ static size_t charsmap_longest(const struct tc_spm *s, const uint8_t *w, size_t 
 
 /* normalizer.cc Normalizer::NormalizePrefix: the normalized form of the
  * longest rule at the start of w, and the bytes it consumes. */
-static size_t normalize_prefix(const tc_tokenizer *tok, const uint8_t *w, size_t n, const uint8_t **out, size_t *out_len) {
-    const struct tc_spm *s = tok->spm;
-    size_t l = ud_match(tok, w, n);
+static size_t normalize_prefix(const tc_tokenizer *tok, const spm_cmap *s, int ud, const uint8_t *w, size_t n,
+                               const uint8_t **out, size_t *out_len) {
+    size_t l = ud ? ud_match(tok, w, n) : 0;
     if (l) { *out = w; *out_len = l; return l; }
     size_t value = 0;
     l = charsmap_longest(s, w, n, &value);
@@ -313,10 +318,14 @@ static int map_push(spm_norm *m, uint32_t v, size_t count) {
     return 0;
 }
 
-/* normalizer.cc Normalizer::Normalize, with its norm_to_orig alignment. */
-static int spm_normalize(const tc_tokenizer *tok, const uint8_t *in, size_t len, spm_norm *m) {
-    const tc_spm_normspec *ns = &tok->spm->p.norm;
-    const int suffix = tok->spm->p.treat_whitespace_as_suffix;
+/* normalizer.cc Normalizer::Normalize, with its norm_to_orig alignment:
+ * the normalizer (denorm 0: its spec, charsmap, the user-defined matcher,
+ * treat_whitespace_as_suffix) or the denormalizer (denorm 1: none of the
+ * last two). */
+static int spm_normalize(const tc_tokenizer *tok, int denorm, const uint8_t *in, size_t len, spm_norm *m) {
+    const tc_spm_normspec *ns = denorm ? &tok->spm->p.denorm : &tok->spm->p.norm;
+    const spm_cmap *cm = denorm ? &tok->spm->dcm : &tok->spm->cm;
+    const int suffix = !denorm && tok->spm->p.treat_whitespace_as_suffix;
     size_t consumed = 0;
     m->text.len = 0;
     m->n = 0;
@@ -325,7 +334,7 @@ static int spm_normalize(const tc_tokenizer *tok, const uint8_t *in, size_t len,
     /* ignores heading spaces */
     if (ns->remove_extra_whitespaces) {
         while (consumed < len) {
-            size_t c = normalize_prefix(tok, in + consumed, len - consumed, &o, &ol);
+            size_t c = normalize_prefix(tok, cm, !denorm, in + consumed, len - consumed, &o, &ol);
             if (!(ol == 1 && o[0] == ' ')) break;
             consumed += c;
         }
@@ -337,7 +346,7 @@ static int spm_normalize(const tc_tokenizer *tok, const uint8_t *in, size_t len,
     if (!suffix && ns->add_dummy_prefix) ADD_WS();
     int prev_space = ns->remove_extra_whitespaces;
     while (consumed < len) {
-        size_t c = normalize_prefix(tok, in + consumed, len - consumed, &o, &ol);
+        size_t c = normalize_prefix(tok, cm, !denorm, in + consumed, len - consumed, &o, &ol);
         /* removes heading spaces of a piece when the previous one ended with a space */
         while (prev_space && ol && o[0] == ' ') { o++; ol--; }
         if (ol) {
@@ -636,7 +645,7 @@ int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
     memset(&c, 0, sizeof c);
     c.tok = tok;
     int rc = TC_OK;
-    if (spm_normalize(tok, text ? text : (const uint8_t *)"", len, &m) != 0) goto oom;
+    if (spm_normalize(tok, 0, text ? text : (const uint8_t *)"", len, &m) != 0) goto oom;
     if (m.text.len > UINT32_MAX / 2) { rc = tc_error_set(err, TC_ERR_LIMIT, "encode: the normalized text is above 2 GiB"); goto done; }
     c.t = m.text.data;
     if (tok->spm->p.model_type == TC_SPM_UNIGRAM) {
@@ -716,5 +725,17 @@ int tc_spm_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, tc_buf
     }
     if (r == 0) r = flush_bytes(&q, out);
     tc_buf_free(&q);
+    /* Decode: `if (denormalizer_) *text = denormalizer_->Normalize(*text)` (a non-empty charsmap only) */
+    if (r == 0 && s->p.denorm.charsmap_len) {
+        spm_norm m;
+        memset(&m, 0, sizeof m);
+        r = spm_normalize(tok, 1, out->data ? out->data : (const uint8_t *)"", out->len, &m);
+        if (r == 0) {
+            out->len = 0;
+            r = tc_buf_append(out, m.text.data, m.text.len);
+        }
+        tc_buf_free(&m.text);
+        free(m.to_orig);
+    }
     return r ? tc_error_set(err, TC_ERR_NOMEM, "decode: out of memory") : TC_OK;
 }

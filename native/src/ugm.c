@@ -38,8 +38,9 @@
  *    add_bos false, add_eos true, then the file's flags; impl::tokenize puts
  *    BOS first and EOS last when special tokens are added.
  * Offsets are ours (llama.cpp has none): each normalized byte keeps the
- * input offset of the unit that produced it; a token spans the input from
- * its first byte's unit to the unit after its last.
+ * input span of the unit that produced it (an inserted U+2581: the unit
+ * that made normalize insert it); a token spans the input from the start of
+ * its first byte's unit to the end of its last byte's.
  * Does not: a trace lattice (the Viterbi runs on its own normalized text).
  */
 #include "ugm.h"
@@ -148,15 +149,20 @@ static int normalize_prefix(const tc_ugm *u, const uint8_t *s, size_t n, const u
     return 0;
 }
 
+/* The normalized text, each byte with the input span of the unit that
+ * produced it (an inserted U+2581: the unit that made normalize insert it). */
 typedef struct ugm_norm {
     tc_buf text;
-    uint32_t *to_orig; size_t n, cap;   /* per normalized byte, + 1 */
+    tc_span *span; size_t n, cap;
 } ugm_norm;
 
-static int norm_push(ugm_norm *m, const uint8_t *b, size_t k, uint32_t orig) {
+static int norm_push(ugm_norm *m, const uint8_t *b, size_t k, size_t start, size_t end) {
     if (tc_buf_append(&m->text, b, k) != 0) return -1;
-    if (tc_grow((void **)&m->to_orig, &m->cap, m->n + k + 1, sizeof *m->to_orig) != 0) return -1;
-    for (size_t i = 0; i < k; i++) m->to_orig[m->n++] = orig;
+    if (tc_grow((void **)&m->span, &m->cap, m->n + k, sizeof *m->span) != 0) return -1;
+    for (size_t i = 0; i < k; i++) {
+        m->span[m->n].start = (uint32_t)start;
+        m->span[m->n++].end = (uint32_t)end;
+    }
     return 0;
 }
 
@@ -174,20 +180,18 @@ static int normalize(const tc_ugm *u, const uint8_t *s, size_t n, ugm_norm *m) {
                 if (!in_word) {
                     in_word = 1;
                     if ((prepend && !space_prepended) || merge) {
-                        if (norm_push(m, SPACE_SYMBOL, 3, (uint32_t)off) != 0) return -1;
+                        if (norm_push(m, SPACE_SYMBOL, 3, off, off + used) != 0) return -1;
                         space_prepended = 1;
                     }
                 }
-                if (norm_push(m, o + i, 1, (uint32_t)off) != 0) return -1;
+                if (norm_push(m, o + i, 1, off, off + used) != 0) return -1;
             } else {
                 in_word = 0;
-                if (!merge && norm_push(m, SPACE_SYMBOL, 3, (uint32_t)off) != 0) return -1;
+                if (!merge && norm_push(m, SPACE_SYMBOL, 3, off, off + used) != 0) return -1;
             }
         }
         off += used;
     }
-    if (tc_grow((void **)&m->to_orig, &m->cap, m->n + 1, sizeof *m->to_orig) != 0) return -1;
-    m->to_orig[m->n] = (uint32_t)n;
     return 0;
 }
 
@@ -208,17 +212,11 @@ static int push_tok(tc_bpe_scratch *sc, int64_t id, uint32_t s, uint32_t e) {
     return 0;
 }
 
-/* the input span of normalized bytes [a, b): from a's unit to the unit after b - 1's */
+/* the input span of normalized bytes [a, b) (b > a): from the start of a's
+ * unit to the end of b - 1's */
 static void span_of(const ugm_norm *m, size_t a, size_t b, uint32_t *s, uint32_t *e) {
-    *s = m->to_orig[a];
-    uint32_t end = m->to_orig[b];
-    /* the bytes of the last unit end where the next unit starts */
-    if (b > a && m->to_orig[b - 1] == end) {
-        size_t j = b;
-        while (j < m->n && m->to_orig[j] == end) j++;
-        end = m->to_orig[j];
-    }
-    *e = end > *s ? end : *s;
+    *s = m->span[a].start;
+    *e = m->span[b - 1].end > *s ? m->span[b - 1].end : *s;
 }
 
 int tc_ugm_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len) {
@@ -287,7 +285,7 @@ int tc_ugm_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
 done:
     free(res);
     tc_buf_free(&m.text);
-    free(m.to_orig);
+    free(m.span);
     if (rc != 0) sc->nout = 0;
     return rc;
 }
