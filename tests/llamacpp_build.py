@@ -1,17 +1,33 @@
 """llama.cpp's `llama-tokenize`, built from the sources the llama-cpp-python sdist vendors, once per machine.
 
 The sdist (PyPI llama-cpp-python 0.3.36, sha256 below, fetched by tests/pypi_files.py) carries llama.cpp
-under vendor/llama.cpp. It is unpacked into TOKINSPECT_TEST_CACHE/llama.cpp/<sdist sha256>/src and the one
-target `llama-tokenize` is built with cmake + ninja (Release, GGML_NATIVE=OFF, no curl, no OpenSSL, no
-tests, examples, server or app, static libraries) into .../<sha256>/<target>:
+under vendor/llama.cpp. It is unpacked into <cache>/llama.cpp/<sdist sha256>/src (<cache>:
+TOKINSPECT_LLAMACPP_CACHE if set, else the test cache beside the PyPI files) and the one target
+`llama-tokenize` is built with cmake + ninja (Release, GGML_NATIVE=OFF, no curl, no OpenSSL, no tests,
+examples, server or app, static libraries) into .../<sha256>/<target>-<digest of the flags>, so a build
+made with other flags is never reused:
 
 - `host`: the machine's own compilers; the oracle of tests/test_llama_tokenize.py.
 - `aarch64`: aarch64-linux-gnu-gcc/g++, linked -static so qemu-aarch64-static runs it on the test board
   (tests/boardfix.py) without an aarch64 sysroot; tests/test_board_llamacpp.py uploads it there.
 
+Cost. The target links llama-common (argument parser, JSON, Jinja, chat parsers, cpp-httplib) and all of
+libllama and ggml-cpu, but a tokenize call on a vocab-only GGUF runs only the tokenizer, the Unicode tables
+and the GGUF reader (HOT). Those keep -O2; everything else compiles at -O0 (CMAKE_<LANG>_FLAGS_RELEASE, the
+per-file -O2 set by a CMAKE_PROJECT_INCLUDE, PROFILE). Same sources, same tool: the tests compare its ids
+unchanged. Measured on the shared 2-core test machine (nice, -j2; wall times depend on the other load):
+- before (everything -O3): host 627 s, aarch64 993 s wall, each measured alone;
+- this profile: host 1143 s, aarch64 1222 s wall, built side by side while the machine's load average stood
+  near 8 (the other work outran both cores), so the wall times say little; like for like, one file compiled
+  alone: common/arg.cpp takes 9.2 s CPU at -O0 against 22.1 s at -O3. `cpu_seconds` records each build's
+  CPU time from now on.
+- same tool: the -O2/-O0 host binary gives the -O3 one's ids on all 7,400 texts (5,000 random + 2,400
+  UDHR and War and Peace) of every vendored GGUF, and the board tests pass on the aarch64 one.
+
 A build runs under `nice` with -j2 (the test machine has 2 cores), holds a lock file per target, so
-concurrent test processes wait for one build instead of starting another, and records its wall time in `seconds` beside
-the binary (a figure to report, never asserted). A build that fails raises with the tail of its log.
+concurrent test processes wait for one build instead of starting another, and records its wall time in
+`seconds` and its CPU time in `cpu_seconds` beside the binary (figures to report, never asserted). A build
+that fails raises with the tail of its log.
 
 Fixtures: `llama_tokenize` (host binary), `llama_tokenize_aarch64`.
 """
@@ -22,6 +38,7 @@ import fcntl
 import hashlib
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -36,11 +53,28 @@ from pypi_files import pypi_archive
 
 PKG, VER = "llama-cpp-python", "0.3.36"
 SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
-ROOT = PYPI_CACHE.parent / "llama.cpp" / SDIST_SHA256
+ROOT = Path(os.environ.get("TOKINSPECT_LLAMACPP_CACHE") or PYPI_CACHE.parent / "llama.cpp") / SDIST_SHA256
 TARGET = "llama-tokenize"
 BUILD_TIMEOUT = 3600
 
-COMMON = ["-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=OFF", "-DGGML_NATIVE=OFF",
+# The files llama-tokenize spends its run time in on a vocab-only GGUF: the tokenizer (src/llama-vocab.cpp,
+# llm_tokenizer_* and llama_vocab::impl::tokenize), its Unicode classes and pre-tokenizer regexes
+# (src/unicode.cpp, src/unicode-data.cpp) and the GGUF reader (ggml/src/gguf.cpp). They keep -O2; the rest
+# (llama-common's argument parser, JSON, Jinja and chat parsers, cpp-httplib, the model graphs, ggml-cpu's
+# kernels) is linked in but never run on a tokenize call, and compiles at -O0, several times faster.
+HOT = ["src/llama-vocab.cpp", "src/unicode.cpp", "src/unicode-data.cpp", "ggml/src/gguf.cpp"]
+PROFILE = f"""include_guard(GLOBAL)
+cmake_language(DEFER DIRECTORY "${{CMAKE_SOURCE_DIR}}" CALL _tokinspect_hot)
+function(_tokinspect_hot)
+  foreach(f {' '.join(HOT)})
+    get_filename_component(d "${{CMAKE_SOURCE_DIR}}/${{f}}" DIRECTORY)
+    set_source_files_properties("${{CMAKE_SOURCE_DIR}}/${{f}}" DIRECTORY "${{d}}" PROPERTIES COMPILE_OPTIONS "-O2")
+  endforeach()
+endfunction()
+"""
+
+COMMON = ["-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_C_FLAGS_RELEASE=-O0 -DNDEBUG",
+          "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG", "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=OFF", "-DGGML_NATIVE=OFF",
           "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_SERVER=OFF",
           "-DLLAMA_BUILD_APP=OFF", "-DBUILD_SHARED_LIBS=OFF"]
 TOOLCHAINS = {
@@ -96,12 +130,19 @@ def _unpack() -> Path:
     return tree
 
 
+def flags_key(target: str) -> str:
+    """The build's directory name: the target and a digest of every flag, so a build with other flags is
+    never reused."""
+    h = hashlib.sha256("\0".join([*COMMON, *TOOLCHAINS[target], PROFILE]).encode()).hexdigest()[:12]
+    return f"{target}-{h}"
+
+
 def build(target: str = "host") -> Path:
     """The llama-tokenize binary for target ("host" or "aarch64"), built if the cache lacks it."""
     if target not in TOOLCHAINS:
         raise ValueError(f"target {target!r}: one of {', '.join(TOOLCHAINS)}")
     ROOT.mkdir(parents=True, exist_ok=True)
-    out = ROOT / target
+    out = ROOT / flags_key(target)
     exe = out / "bin" / TARGET
     with open(ROOT / f"{target}.lock", "w") as lock:   # one lock per target: host and aarch64 build side by side
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -109,11 +150,13 @@ def build(target: str = "host") -> Path:
             return exe
         tree = sources()
         cmake, ninja = _tool("cmake"), _tool("ninja")
-        log = ROOT / f"{target}.log"
-        t0 = time.monotonic()
+        log = ROOT / f"{out.name}.log"
+        profile = ROOT / f"{out.name}.cmake"
+        profile.write_text(PROFILE)
+        t0, cpu0 = time.monotonic(), _children_cpu()
         steps = [
             ["nice", cmake, "-S", str(tree), "-B", str(out), "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}",
-             *COMMON, *TOOLCHAINS[target]],
+             *COMMON, *TOOLCHAINS[target], f"-DCMAKE_PROJECT_INCLUDE={profile}"],
             ["nice", cmake, "--build", str(out), "--target", TARGET, "-j2"],
         ]
         with open(log, "wb") as fh:
@@ -126,7 +169,15 @@ def build(target: str = "host") -> Path:
         if not exe.is_file():
             raise RuntimeError(f"the {target} build finished without {exe}")
         (out / "seconds").write_text(f"{time.monotonic() - t0:.0f}\n")
+        (out / "cpu_seconds").write_text(f"{_children_cpu() - cpu0:.0f}\n")
         return exe
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children: a build's cost, unlike its wall time,
+    hardly depends on what else the machine runs."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def _llama_undefined() -> list[tuple[int, int]]:
@@ -149,9 +200,9 @@ def without_newer_than_llama(texts: list[str]) -> list[str]:
     return ["".join(c for c in t if c not in newer) for t in texts]
 
 
-def build_seconds(target: str) -> str:
-    """The recorded wall time of the target's build (for reports)."""
-    p = ROOT / target / "seconds"
+def build_seconds(target: str, what: str = "seconds") -> str:
+    """The recorded wall time ("seconds") or CPU time ("cpu_seconds") of the target's build (for reports)."""
+    p = ROOT / flags_key(target) / what
     return p.read_text().strip() if p.is_file() else "?"
 
 

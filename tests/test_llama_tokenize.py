@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
-from llamacpp_build import without_newer_than_llama
+from llamacpp_build import HOT, without_newer_than_llama
 from test_gguf import NO_VECTORS, SUPPORTED, gguf_file
 
 from conftest import shared
@@ -193,3 +194,29 @@ def test_llama_cpp_rules(model, text, llama_tokenize):
     path = gguf_file(model)
     tok = Tokenizer.from_file(path, parse_special=True)
     assert tok.encode(text, False).ids.tolist() == tool_ids(llama_tokenize, path, text)
+
+
+def compile_levels(build_dir: Path) -> dict[str, str]:
+    """Each compiled source of the build (path under vendor/llama.cpp) -> the -O level its command ends with
+    or the build dir (gcc takes the last -O), read from the build's build.ninja."""
+    out = {}
+    for block in (build_dir / "build.ninja").read_text().split("\nbuild ")[1:]:
+        head, *rest = block.split("\n")
+        src = re.search(r"\.o: \S*COMPILER\S* (\S+)", head)
+        flags = next((x for x in rest if x.startswith("  FLAGS = ")), None)
+        if src and flags:
+            levels = re.findall(r"(?:^|\s)(-O\w*)", flags)
+            path = src.group(1)
+            key = path.split("/vendor/llama.cpp/", 1)[1] if "/vendor/llama.cpp/" in path else \
+                path.split(f"/{build_dir.name}/", 1)[1]  # the unity sources CMake writes into the build
+            out[key] = levels[-1] if levels else "none"
+    return out
+
+
+def test_build_optimises_what_a_tokenize_call_runs(llama_tokenize):
+    """llamacpp_build's profile reached the compiler: the tokenizer, Unicode and GGUF sources at -O2, every
+    other source (llama-common, cpp-httplib, the model graphs, ggml-cpu) at -O0."""
+    levels = compile_levels(llama_tokenize.parent.parent)
+    assert {f: levels.get(f) for f in HOT} == dict.fromkeys(HOT, "-O2")
+    rest = {f: lv for f, lv in levels.items() if f not in HOT}
+    assert len(rest) > 100 and set(rest.values()) == {"-O0"}, sorted(set(rest.values()))
