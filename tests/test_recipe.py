@@ -59,3 +59,36 @@ def test_info_against_prints_it_and_refuses_two_of_a_kind(qwen2_gguf: Path, qwen
     r = subprocess.run([sys.executable, "-m", "tokinspect", "info", str(qwen3_json), "--against", str(qwen3_json)],
                        capture_output=True, text=True)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "GGUF" in r.stderr
+
+
+def test_compare_tab_shows_where_llama_cpp_reads_the_gguf_differently(qtbot, qwen2_gguf: Path, qwen3_json: Path,
+                                                                      tmp_path, monkeypatch) -> None:
+    """A = the tokenizer.json, B = the GGUF: the Compare tab names the aspects llama.cpp's recipe changes
+    (those compare_recipe reports as differing), and hides the line again when B is the same file kind."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMessageBox
+
+    from tokinspect.widgets.main_window import MainWindow
+
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(lambda *a, **k: None))
+    win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    win.open_tokenizer(qwen3_json)
+    qtbot.waitUntil(lambda: win.doc.tokenizer is not None and win.doc.tokenizer.format == "hf"
+                    and not win.doc.busy, timeout=60_000)
+    win.set_text("cafe\u0301 naïve 你好")
+    qtbot.waitUntil(lambda: not win.doc.busy and win.doc.analysis.text == "cafe\u0301 naïve 你好", timeout=60_000)
+    win.tabs.setCurrentWidget(win.compare)
+    cm = win.compare_model
+    cm.load_b(str(qwen2_gguf))
+    qtbot.waitUntil(lambda: cm.tok_b is not None and cm.result is not None and cm.result.recipe is not None
+                    and not cm.busy, timeout=60_000)
+    want = [a.name for a in compare_recipe(cm.tok_b, win.doc.tokenizer, []).aspects if not a.same]
+    shown = win.compare.recipe.text()
+    assert win.compare.recipe.isVisibleTo(win) and want and all(f"{n}: llama.cpp " in shown for n in want)
+    assert "normalizer: llama.cpp none · file NFC" in shown
+    win.compare.same_b.click()   # B = A again: two files of one kind, no recipe line
+    qtbot.waitUntil(lambda: cm.result is not None and cm.result.recipe is None and not cm.busy, timeout=60_000)
+    assert not win.compare.recipe.isVisibleTo(win)

@@ -603,6 +603,15 @@ class MainWindow(QMainWindow):
             view.tooltip_for = None
         from tokinspect.window.compare import DivergenceModel
 
+        rec = r.recipe
+        differ = [a for a in rec.aspects if not a.same] if rec is not None else []
+        self.compare.recipe.setVisible(rec is not None)
+        if rec is not None:
+            lines = [tr("llama.cpp reads the GGUF its own way where it differs from the other file:")
+                     if differ else tr("llama.cpp's recipe for the GGUF agrees with the other file on every aspect.")]
+            lines += [tr("{aspect}: llama.cpp {gguf} · file {json}").format(aspect=a.name, gguf=a.gguf, json=a.json)
+                      for a in differ]
+            self.compare.recipe.setText("\n".join(lines))
         self.compare.table.setModel(DivergenceModel(r, self.compare))
         self.compare.table.setColumnWidth(0, 90)
         self.compare.table.setColumnWidth(1, 200)

@@ -8,6 +8,7 @@ analysis of the window's document.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,6 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from ..analysis.compare import Comparison, compare
 from ..analysis.encoded import Analysis
+from ..analysis.recipe import RecipeReport, compare_recipe
 from ..analysis.text import analyze
 from ..core.pieces import visible
 from ..core.tokenizer import Tokenizer
@@ -34,6 +36,8 @@ class CompareResult:
     comparison: Comparison
     label_a: str
     label_b: str
+    # when one side is a GGUF and the other is not: where llama.cpp's recipe differs (analysis/recipe.py)
+    recipe: RecipeReport | None = None
 
 
 def byte_to_utf16(data: bytes) -> np.ndarray:
@@ -65,6 +69,9 @@ class CompareModel(QObject):
         self.encoder_b = "bpe"
         self.result: CompareResult | None = None
         self.active = False
+        self._recipe_lock = threading.Lock()
+        self._recipe_key: tuple[int, int] | None = None
+        self._recipe_report: RecipeReport | None = None
         self._runner = Runner(parent=self)
         self._runner.finished.connect(self._on_done)
         self._runner.failed.connect(self.failed)
@@ -107,9 +114,22 @@ class CompareModel(QObject):
             b = analyze(tok_b, a.text, gen, encoder=enc_b, add_special_tokens=special, with_trace=False)
             cmp_ = compare(a.encoding, b.encoding, a.exact_bytes, b.exact_bytes)
             spans = [s.byte_span for s in cmp_.divergent]
-            return CompareResult(_with_marks(a, spans), _with_marks(b, spans), cmp_, label_a, label_b)
+            return CompareResult(_with_marks(a, spans), _with_marks(b, spans), cmp_, label_a, label_b,
+                                 self._recipe(tok_a, tok_b))
 
         self._runner.submit(work)
+
+    def _recipe(self, tok_a: Tokenizer, tok_b: Tokenizer) -> RecipeReport | None:
+        """The recipe comparison of a GGUF against the other side's file, once per pair (worker thread)."""
+        if (tok_a.format == "gguf") == (tok_b.format == "gguf"):
+            return None
+        key = (id(tok_a), id(tok_b))
+        with self._recipe_lock:
+            if self._recipe_key != key:
+                gguf, other = (tok_a, tok_b) if tok_a.format == "gguf" else (tok_b, tok_a)
+                self._recipe_report = compare_recipe(gguf, other, [])
+                self._recipe_key = key
+            return self._recipe_report
 
     def _on_done(self, r: CompareResult) -> None:
         self.result = r

@@ -1131,5 +1131,17 @@
         <source>bars</source>
         <translation>柱数</translation>
     </message>
+    <message>
+        <source>llama.cpp reads the GGUF its own way where it differs from the other file:</source>
+        <translation>llama.cpp 按自己的方式读取该 GGUF，与另一个文件不同之处：</translation>
+    </message>
+    <message>
+        <source>llama.cpp's recipe for the GGUF agrees with the other file on every aspect.</source>
+        <translation>llama.cpp 对该 GGUF 的处理方式在各方面都与另一个文件一致。</translation>
+    </message>
+    <message>
+        <source>{aspect}: llama.cpp {gguf} · file {json}</source>
+        <translation>{aspect}：llama.cpp 为 {gguf} · 文件为 {json}</translation>
+    </message>
 </context>
 </TS>
