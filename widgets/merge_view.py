@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
+from tokinspect.window.i18n import tr
 from tokinspect.window.trace_rows import StepRow
 
 from . import theme
@@ -78,7 +79,7 @@ class MergeStepsView(QWidget):
                 hl.setAlpha(40)
                 p.fillRect(QRectF(0, y - 2, self.width(), h + 4), hl)
             p.setPen(pal.text().color() if is_cur else theme.muted())
-            label = row.label or (f"rank {row.rank}" if row.rank is not None else "final")
+            label = row.label or (tr("rank {rank}").format(rank=row.rank) if row.rank is not None else tr("final"))
             p.drawText(QRectF(4, y, self._label_w, h), Qt.AlignmentFlag.AlignVCenter, label)
             x = self._label_w
             for j, s in enumerate(row.symbols):

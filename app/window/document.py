@@ -139,13 +139,24 @@ class Document(QObject):
         if tok is None:
             return ""
         if tok.path is None or not tok.path.parent.name or tok.name in EMBEDDED_NAMES:
-            return tok.name   # the embedded defaults: their folder is the package's, not the user's
+            # the embedded defaults: their folder is the package's, not the user's
+            return {"Qwen3 (embedded default)": tr("Qwen3 (embedded default)"),
+                    "Qwen3.5/3.6 (embedded)": tr("Qwen3.5/3.6 (embedded)")}.get(tok.name, tok.name)
         return f"{tok.path.parent.name}/{tok.name}"
 
     @property
     def sizes_text(self) -> str:
         """The three vocabulary sizes as one field ("vocab 151,643 + 26 added = 151,669 · embedding ...")."""
-        return sizes_line(self.info.get("vocab_sizes"), self.tokenizer.vocab_size if self.tokenizer else 0)
+        total = self.tokenizer.vocab_size if self.tokenizer else 0
+        sizes = self.info.get("vocab_sizes")
+        if not isinstance(sizes, dict) or not isinstance(sizes.get("model"), int):
+            return sizes_line(sizes, total)
+        model, total = int(sizes["model"]), int(sizes.get("with_added", total))
+        text = (tr("vocab {model} + {added} added = {total}").format(model=f"{model:,}", added=f"{total - model:,}",
+                                                                   total=f"{total:,}")
+                if total != model else tr("vocab {model}").format(model=f"{model:,}"))
+        rows = sizes.get("embedding_rows")
+        return text + (tr("  ·  embedding {rows}").format(rows=f"{rows:,}") if isinstance(rows, int) else "")
 
     @property
     def size_notes(self) -> list[str]:
@@ -477,14 +488,15 @@ class ChunkListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             a, b = row.token_range
             if row.kind == "added":
-                return f"{row.label}   added token"
+                return f"{row.label}   " + tr("added token")
             if row.kind == "greedy":
-                return f"{row.label}   longest of {row.steps} candidate{'s' if row.steps != 1 else ''}"
+                return f"{row.label}   " + tr("longest of {n} candidates").format(n=row.steps)
             if row.kind == "kestrel":
                 return row.label
             if row.kind == "word":
-                return f"{row.label}   {b - a} piece{'s' if b - a != 1 else ''}, longest match first"
-            tail = f"{row.steps} merges → {b - a} token{'s' if b - a != 1 else ''}"
+                return f"{row.label}   " + tr("{n} pieces, longest match first").format(n=b - a)
+            tail = (tr("{steps} merges → 1 token") if b - a == 1 else tr("{steps} merges → {n} tokens")).format(
+                steps=row.steps, n=b - a)
             return f"{row.label}   {tail}"
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"bytes {row.orig_span[0]}–{row.orig_span[1]}, tokens {row.token_range[0]}–{row.token_range[1] - 1}"

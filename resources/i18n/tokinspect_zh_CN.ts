@@ -1143,5 +1143,53 @@
         <source>{aspect}: llama.cpp {gguf} · file {json}</source>
         <translation>{aspect}：llama.cpp 为 {gguf} · 文件为 {json}</translation>
     </message>
+    <message>
+        <source>vocab {model} + {added} added = {total}</source>
+        <translation>词表 {model} + 添加的 {added} = {total}</translation>
+    </message>
+    <message>
+        <source>vocab {model}</source>
+        <translation>词表 {model}</translation>
+    </message>
+    <message>
+        <source>  ·  embedding {rows}</source>
+        <translation>  ·  嵌入行数 {rows}</translation>
+    </message>
+    <message>
+        <source>Qwen3 (embedded default)</source>
+        <translation>Qwen3（内置默认）</translation>
+    </message>
+    <message>
+        <source>Qwen3.5/3.6 (embedded)</source>
+        <translation>Qwen3.5/3.6（内置）</translation>
+    </message>
+    <message>
+        <source>{steps} merges → 1 token</source>
+        <translation>{steps} 次合并 → 1 个 token</translation>
+    </message>
+    <message>
+        <source>{steps} merges → {n} tokens</source>
+        <translation>{steps} 次合并 → {n} 个 token</translation>
+    </message>
+    <message>
+        <source>added token</source>
+        <translation>添加的 token</translation>
+    </message>
+    <message>
+        <source>longest of {n} candidates</source>
+        <translation>{n} 个候选中最长的</translation>
+    </message>
+    <message>
+        <source>{n} pieces, longest match first</source>
+        <translation>{n} 个片段，最长匹配优先</translation>
+    </message>
+    <message>
+        <source>rank {rank}</source>
+        <translation>排名 {rank}</translation>
+    </message>
+    <message>
+        <source>final</source>
+        <translation>最终</translation>
+    </message>
 </context>
 </TS>
