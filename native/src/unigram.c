@@ -282,17 +282,6 @@ typedef struct best_node {
     int unk;          /* an unknown char (trace) */
 } best_node;
 
-static int push_tok(tc_bpe_scratch *sc, uint32_t id, uint32_t s, uint32_t e) {
-    if (sc->nout == sc->out_cap) {
-        void *p = sc->out;
-        if (tc_grow(&p, &sc->out_cap, sc->nout + 1, sizeof *sc->out) != 0) return -1;
-        sc->out = p;
-    }
-    sc->out[sc->nout].id = id; sc->out[sc->nout].start = s; sc->out[sc->nout].end = e;
-    sc->nout++;
-    return 0;
-}
-
 static int push_lattice(tc_trace *tr, uint32_t start, uint32_t len, int64_t id, double score, double best) {
     void *p = tr->lattice;
     if (tc_grow(&p, &tr->lattice_cap, tr->nlattice + 1, sizeof *tr->lattice) != 0) return -1;
@@ -308,18 +297,18 @@ static int push_lattice(tc_trace *tr, uint32_t start, uint32_t len, int64_t id, 
 /* One string of the best path (a piece, or fused unknowns) -> tokens. */
 static int emit(const tc_unigram *u, tc_bpe_scratch *sc, const uint8_t *s, uint32_t a, uint32_t b) {
     int64_t id = lookup(u, s + a, b - a);
-    if (id >= 0) return push_tok(sc, (uint32_t)id, a, b);
+    if (id >= 0) return tc_bpe_out_push(sc, (uint32_t)id, a, b);
     if (u->byte_fallback) {
         int all = 1;
         for (uint32_t i = a; i < b && all; i++) all = u->fallback_ids[s[i]] >= 0;
         if (all) {
             for (uint32_t i = a; i < b; i++)
-                if (push_tok(sc, (uint32_t)u->fallback_ids[s[i]], a, b) != 0) return -1;
+                if (tc_bpe_out_push(sc, (uint32_t)u->fallback_ids[s[i]], a, b) != 0) return -1;
             return 0;
         }
     }
     if (u->unk_id < 0) return -3;
-    return push_tok(sc, (uint32_t)u->unk_id, a, b);
+    return tc_bpe_out_push(sc, (uint32_t)u->unk_id, a, b);
 }
 
 int tc_unigram_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *s, size_t len, tc_trace *tr) {

@@ -17,19 +17,6 @@
  */
 #include "wordpiece.h"
 
-static int out_push(tc_bpe_scratch *sc, uint32_t id, uint32_t s, uint32_t e) {
-    if (sc->nout == sc->out_cap) {
-        void *p = sc->out;
-        if (tc_grow(&p, &sc->out_cap, sc->nout + 1, sizeof *sc->out) != 0) return -1;
-        sc->out = p;
-    }
-    sc->out[sc->nout].id = id;
-    sc->out[sc->nout].start = s;
-    sc->out[sc->nout].end = e;
-    sc->nout++;
-    return 0;
-}
-
 static int step_push(tc_trace *tr, uint32_t pos, uint32_t len, uint32_t tried, uint32_t cont, uint32_t id) {
     void *p = tr->steps;
     if (tc_grow(&p, &tr->steps_cap, tr->nsteps + 1, sizeof *tr->steps) != 0) return -1;
@@ -44,7 +31,7 @@ static int emit_unk(const tc_model *m, tc_bpe_scratch *sc, size_t len, tc_trace 
     sc->nout = 0;
     if (m->unk_id < 0) return -3;
     if (tr && step_push(tr, pos, 0, tried, pos > 0, (uint32_t)m->unk_id) != 0) return -1;
-    return out_push(sc, (uint32_t)m->unk_id, 0, (uint32_t)len);
+    return tc_bpe_out_push(sc, (uint32_t)m->unk_id, 0, (uint32_t)len);
 }
 
 /* Start of the char before byte `end` (end > 0); an invalid byte is a char. */
@@ -73,7 +60,7 @@ int tc_wordpiece_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_
     if (len == 0) return 0;
     if (m->kind == TC_MODEL_WORDLEVEL) {
         int64_t id = tc_vocab_find(v, chunk, len);
-        if (id >= 0) return out_push(sc, (uint32_t)id, 0, (uint32_t)len);
+        if (id >= 0) return tc_bpe_out_push(sc, (uint32_t)id, 0, (uint32_t)len);
         return emit_unk(m, sc, len, NULL, 0, 0);
     }
     if (count_chars(chunk, len) > m->max_input_chars_per_word) return emit_unk(m, sc, len, tr, 0, 0);
@@ -101,7 +88,7 @@ int tc_wordpiece_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_
         }
         if (id < 0) return emit_unk(m, sc, len, tr, (uint32_t)start, tried);
         if (tr && step_push(tr, (uint32_t)start, (uint32_t)(end - start), tried, start > 0, (uint32_t)id) != 0) return -1;
-        if (out_push(sc, (uint32_t)id, (uint32_t)start, (uint32_t)end) != 0) return -1;
+        if (tc_bpe_out_push(sc, (uint32_t)id, (uint32_t)start, (uint32_t)end) != 0) return -1;
         start = end;
     }
     return 0;

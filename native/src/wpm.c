@@ -90,19 +90,6 @@ static uint32_t llama_decode(const uint8_t *s, size_t len, size_t i, size_t *k) 
     return cp;
 }
 
-static int out_push(tc_bpe_scratch *sc, uint32_t id, uint32_t s, uint32_t e) {
-    if (sc->nout == sc->out_cap) {
-        void *p = sc->out;
-        if (tc_grow(&p, &sc->out_cap, sc->nout + 1, sizeof *sc->out) != 0) return -1;
-        sc->out = p;
-    }
-    sc->out[sc->nout].id = id;
-    sc->out[sc->nout].start = s;
-    sc->out[sc->nout].end = e;
-    sc->nout++;
-    return 0;
-}
-
 /* The current word: its bytes ("\u2581" + chars) in sc->tmp; per char, in
  * sc->syms: id = the char's offset in sc->tmp, start/len = its bytes in the
  * chunk. */
@@ -142,12 +129,12 @@ static int word_tokens(const tc_model *m, tc_bpe_scratch *sc, size_t nchars) {
         size_t c2 = cur;
         const tc_sym *z = &sc->syms[char_at(sc, nchars, &c2, j - 1)];
         uint32_t s = a->start, e = j - 1 < WPM_PREFIX_LEN ? a->start : z->start + z->len;
-        if (out_push(sc, (uint32_t)id, s, e) != 0) return -1;
+        if (tc_bpe_out_push(sc, (uint32_t)id, s, e) != 0) return -1;
         i = j - 1;
     }
     if (sc->nout == first && m->unk_id >= 0) {
         const tc_sym *z = &sc->syms[nchars - 1];
-        if (out_push(sc, (uint32_t)m->unk_id, sc->syms[0].start, z->start + z->len) != 0) return -1;
+        if (tc_bpe_out_push(sc, (uint32_t)m->unk_id, sc->syms[0].start, z->start + z->len) != 0) return -1;
     }
     return 0;
 }
