@@ -200,7 +200,10 @@ def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     temp = Path("/tmp") / f"tokinspect-ray-{os.getpid()}"   # short: Ray's socket paths must fit 107 bytes
     env = dict(os.environ, **RAY_ENV)
-    ray = str(Path(sys.executable).with_name("ray"))
+    # the `ray` script beside this interpreter, else the PATH's (a venv over the system's site-packages)
+    beside = Path(sys.executable).with_name("ray")
+    ray = str(beside) if beside.is_file() else shutil.which("ray")
+    assert ray, "the ray command is needed: pip install -e '.[test]' installs it"
     log = open(tmp_path_factory.mktemp("ray") / "head.log", "w")
     head = subprocess.Popen([ray, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
                              "--num-cpus=2", "--object-store-memory=80000000", "--include-dashboard=false",
