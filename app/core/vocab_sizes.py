@@ -12,6 +12,7 @@ Does not: load or encode; a config.json that is not there or not readable is a n
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,14 +38,21 @@ class VocabSizes:
         return sizes_line(self.as_dict(), self.with_added)
 
 
-def sizes_line(sizes: object, total: int) -> str:
-    """VocabSizes.as_dict() (as describe() carries it) as one line; "vocab N" when it is missing."""
+def _same(text: str) -> str:
+    return text
+
+
+def sizes_line(sizes: object, total: int, translate: Callable[[str], str] = _same) -> str:
+    """VocabSizes.as_dict() (as describe() carries it) as one line; "vocab N" when it is missing.
+    `translate` maps each English template to the interface's language (the window passes its tr)."""
     if not isinstance(sizes, dict) or not isinstance(sizes.get("model"), int):
-        return f"vocab {total:,}"
+        return translate("vocab {model}").format(model=f"{total:,}")
     model, total = int(sizes["model"]), int(sizes.get("with_added", total))
-    s = f"vocab {model:,} + {total - model:,} added = {total:,}" if total != model else f"vocab {model:,}"
+    s = (translate("vocab {model} + {added} added = {total}").format(model=f"{model:,}", added=f"{total - model:,}",
+                                                                   total=f"{total:,}")
+         if total != model else translate("vocab {model}").format(model=f"{model:,}"))
     rows = sizes.get("embedding_rows")
-    return s + (f"  ·  embedding {rows:,}" if isinstance(rows, int) else "")
+    return s + (translate("  ·  embedding {rows}").format(rows=f"{rows:,}") if isinstance(rows, int) else "")
 
 
 def config_vocab_size(config: Path) -> tuple[int | None, str | None]:

@@ -147,16 +147,7 @@ class Document(QObject):
     @property
     def sizes_text(self) -> str:
         """The three vocabulary sizes as one field ("vocab 151,643 + 26 added = 151,669 · embedding ...")."""
-        total = self.tokenizer.vocab_size if self.tokenizer else 0
-        sizes = self.info.get("vocab_sizes")
-        if not isinstance(sizes, dict) or not isinstance(sizes.get("model"), int):
-            return sizes_line(sizes, total)
-        model, total = int(sizes["model"]), int(sizes.get("with_added", total))
-        text = (tr("vocab {model} + {added} added = {total}").format(model=f"{model:,}", added=f"{total - model:,}",
-                                                                   total=f"{total:,}")
-                if total != model else tr("vocab {model}").format(model=f"{model:,}"))
-        rows = sizes.get("embedding_rows")
-        return text + (tr("  ·  embedding {rows}").format(rows=f"{rows:,}") if isinstance(rows, int) else "")
+        return sizes_line(self.info.get("vocab_sizes"), self.tokenizer.vocab_size if self.tokenizer else 0, tr)
 
     @property
     def size_notes(self) -> list[str]:
