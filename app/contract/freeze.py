@@ -22,8 +22,10 @@ from .fingerprint import fingerprint
 from .samples import Sample, golden
 from .schema import KIND, VERSION
 
-# describe() keys that are not the pipeline: where the file is, and what HF would refuse in it
-NOT_PIPELINE = ("name", "path", "size", "sha256", "specials", "hf_compat")
+# describe() keys that are not the pipeline: where the file is, what HF would refuse in it, and the sizes
+# summary (its counts are vocab_size/model_vocab already; its embedding rows come from a config.json beside the
+# file, which the contract records as the bundle's own layer)
+NOT_PIPELINE = ("name", "path", "size", "sha256", "specials", "hf_compat", "vocab_sizes")
 ENGINE_NOTE = re.compile(r"\s*\[[^\]]*\]$")
 
 
