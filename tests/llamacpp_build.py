@@ -29,7 +29,8 @@ concurrent test processes wait for one build instead of starting another, and re
 `seconds` and its CPU time in `cpu_seconds` beside the binary (figures to report, never asserted). A build
 that fails raises with the tail of its log.
 
-Fixtures: `llama_tokenize` (host binary), `llama_tokenize_aarch64`.
+Fixtures: `llama_tokenize` (host binary), `llama_tokenize_aarch64`, `board_llama` (the aarch64 build and
+the vocabulary GGUFs uploaded to the test board).
 """
 
 from __future__ import annotations
@@ -208,3 +209,23 @@ def llama_tokenize() -> Path:
 @pytest.fixture(scope="session")
 def llama_tokenize_aarch64() -> Path:
     return build("aarch64")
+
+
+BOARD_MODELS = ("qwen2", "llama-spm")   # the vendored vocabulary GGUFs the board gets (tests/test_gguf.py)
+
+
+@pytest.fixture(scope="module")
+def board_llama(board, board_conn, llama_tokenize_aarch64: Path) -> dict:
+    """llama-tokenize (aarch64) and the BOARD_MODELS GGUFs uploaded to the test board (tests/boardfix.py) by
+    SFTP: {"exe": its path there, "files": {model: GGUF path there}}."""
+    from test_gguf import gguf_file
+
+    root = f"{board.dir}/llama.cpp board"
+    board_conn.makedirs(root)
+    exe = f"{root}/llama-tokenize"
+    board_conn.put_file(llama_tokenize_aarch64, exe, mode=0o755)
+    files = {}
+    for m in BOARD_MODELS:
+        files[m] = f"{root}/ggml-vocab-{m}.gguf"
+        board_conn.put_file(gguf_file(m), files[m])
+    return {"exe": exe, "files": files}

@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from llamacpp_build import without_newer_than_llama
+from llamacpp_build import BOARD_MODELS, without_newer_than_llama
 from test_gguf import gguf_file
 
 from conftest import shared
@@ -38,21 +38,7 @@ from tokinspect.board.session import DiffRequest, run_diff, run_identify
 from tokinspect.cli import main
 
 EXIT_SAME, EXIT_DIFFER = 0, 1
-MODELS = ("qwen2", "llama-spm")
-
-
-@pytest.fixture(scope="module")
-def board_llama(board, board_conn, llama_tokenize_aarch64: Path) -> dict:
-    """llama-tokenize (aarch64) and the GGUFs uploaded to the board by SFTP."""
-    root = f"{board.dir}/llama.cpp board"
-    board_conn.makedirs(root)
-    exe = f"{root}/llama-tokenize"
-    board_conn.put_file(llama_tokenize_aarch64, exe, mode=0o755)
-    files = {}
-    for m in MODELS:
-        files[m] = f"{root}/ggml-vocab-{m}.gguf"
-        board_conn.put_file(gguf_file(m), files[m])
-    return {"exe": exe, "files": files}
+MODELS = BOARD_MODELS      # the board_llama fixture (tests/llamacpp_build.py) uploads their GGUFs
 
 
 def host_tool(exe: Path, model: Path, text: str, *extra: str) -> str:

@@ -96,7 +96,9 @@ class ProfileForm(QGroupBox):
 
 
 class EncodeForm(QGroupBox):
-    """Deploy our engine, or run the board's own tokenizer command."""
+    """Deploy our engine, run the board's own tokenizer command, or ask the board's llama.cpp (its
+    llama-tokenize binary, or a llama-server on the board's 127.0.0.1) with the model's GGUF beside the
+    host tokenizer as llama.cpp's recipe."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(tr("Encode on the board"), parent)
@@ -105,15 +107,22 @@ class EncodeForm(QGroupBox):
         self.deploy.setToolTip(tr("Upload the engine's C sources, build them with the board's compiler "
                                "(reused while the sources are unchanged), run tokcore encode --jsonl"))
         self.command_mode = QRadioButton(tr("board's own command"))
+        self.llama_tokenize_mode = QRadioButton(tr("llama.cpp: llama-tokenize"))
+        self.llama_tokenize_mode.setToolTip(tr("The board's llama-tokenize binary with the board tokenizer as "
+                                               "its GGUF (-m); texts on stdin, several per process"))
+        self.llama_server_mode = QRadioButton(tr("llama.cpp: llama-server"))
+        self.llama_server_mode.setToolTip(tr("A llama-server running on the board: POST /tokenize to its "
+                                             "127.0.0.1:PORT through the SSH connection (no port is opened)"))
         self.mode = QButtonGroup(self)
-        self.mode.addButton(self.deploy)
-        self.mode.addButton(self.command_mode)
+        for b in (self.deploy, self.command_mode, self.llama_tokenize_mode, self.llama_server_mode):
+            self.mode.addButton(b)
         self.deploy.setChecked(True)
-        row = QHBoxLayout()
-        row.addWidget(self.deploy)
-        row.addWidget(self.command_mode)
-        row.addStretch(1)
-        form.addRow(row)
+        for pair in ((self.deploy, self.command_mode), (self.llama_tokenize_mode, self.llama_server_mode)):
+            row = QHBoxLayout()
+            for b in pair:
+                row.addWidget(b)
+            row.addStretch(1)
+            form.addRow(row)
         self.remote_tokenizer = QLineEdit()
         self.remote_tokenizer.setPlaceholderText(tr("/path/on/board/vocab.bin or tokenizer.json"))
         form.addRow(tr("Board tokenizer"), self.remote_tokenizer)
@@ -147,18 +156,46 @@ class EncodeForm(QGroupBox):
         self.input_format.setToolTip(tr("lines: one text per line (a text with a line break goes by itself); "
                                      "jsonl: one JSON string per line; per-text: one exec per text"))
         form.addRow(tr("Input"), self.input_format)
+        self.llama_binary = QLineEdit()
+        self.llama_binary.setPlaceholderText(tr("/path/on/board/llama-tokenize"))
+        form.addRow(tr("llama-tokenize"), self.llama_binary)
+        self.llama_port = QSpinBox()
+        self.llama_port.setRange(1, 65535)
+        self.llama_port.setValue(8080)
+        self.llama_port.setToolTip(tr("llama-server's port on the board's 127.0.0.1"))
+        form.addRow(tr("llama-server port"), self.llama_port)
+        self.gguf = QLineEdit()
+        self.gguf.setPlaceholderText(tr("the model's GGUF on the host (optional)"))
+        self.gguf.setToolTip(tr("Beside a host tokenizer of another format (a tokenizer.json): the model's GGUF "
+                                "as llama.cpp reads it, so divergences that llama.cpp's recipe explains are "
+                                "tagged llamacpp-recipe"))
+        self.gguf_button = QPushButton(tr("GGUF…"))
+        row = QHBoxLayout()
+        row.addWidget(self.gguf, 1)
+        row.addWidget(self.gguf_button)
+        form.addRow(tr("Host GGUF"), row)
         self.special = QCheckBox(tr("add special tokens"))
         form.addRow(tr(""), self.special)
         self.mode.buttonToggled.connect(lambda *_: self._sync())
         self.parser.currentTextChanged.connect(lambda *_: self._sync())
         self._sync()
 
+    def mode_name(self) -> str:
+        """The request's mode (session.DiffRequest.mode) for the chosen button."""
+        return ("command" if self.command_mode.isChecked() else "llama-tokenize" if self.llama_tokenize_mode.isChecked()
+                else "llama-server" if self.llama_server_mode.isChecked() else "deploy")
+
     def _sync(self) -> None:
-        deploy = self.deploy.isChecked()
-        self.encoder.setEnabled(deploy)
+        mode = self.mode_name()
+        llama = mode.startswith("llama")
+        self.encoder.setEnabled(mode == "deploy")
         for w in (self.command, self.parser, self.input_format):
-            w.setEnabled(not deploy)
-        self.regex.setEnabled(not deploy and self.parser.currentText() == "regex")
+            w.setEnabled(mode == "command")
+        self.regex.setEnabled(mode == "command" and self.parser.currentText() == "regex")
+        self.llama_binary.setEnabled(mode == "llama-tokenize")
+        self.llama_port.setEnabled(mode == "llama-server")
+        for w in (self.gguf, self.gguf_button):
+            w.setEnabled(llama)
 
 
 class BoardPane(QWidget):

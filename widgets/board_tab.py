@@ -51,6 +51,7 @@ class BoardTab(QWidget):
         p.deleteProfile.connect(lambda: m.delete_profile(p.profile.profiles.currentText()))
         p.profileChosen.connect(self.show_profile)
         p.openCorpus.connect(self.open_corpus)
+        p.encode.gguf_button.clicked.connect(self.open_gguf)
         p.textChosen.connect(self.show_text)
         m.statusChanged.connect(p.profile.status.setText)
         m.hostKeyUnknown.connect(self._ask_host_key)
@@ -165,17 +166,42 @@ class BoardTab(QWidget):
 
     def request(self) -> DiffRequest:
         e = self.pane.encode
+        mode = e.mode_name()
+        llama = mode.startswith("llama")
         return DiffRequest(tuple(self.texts()), e.remote_tokenizer.text().strip(),
-                           mode="deploy" if e.deploy.isChecked() else "command", encoder=e.encoder.currentText(),
+                           mode=mode, encoder=e.encoder.currentText(),
                            host_encoder=e.host_encoder.currentText(), add_special_tokens=e.special.isChecked(),
                            command=e.command.text().strip(), parser=e.parser.currentText(),
-                           regex=e.regex.text() or None, input=e.input_format.currentText())
+                           regex=e.regex.text() or None, input=e.input_format.currentText(),
+                           llama_tokenize=e.llama_binary.text().strip() if mode == "llama-tokenize" else "",
+                           llama_port=e.llama_port.value() if mode == "llama-server" else 0,
+                           gguf=e.gguf.text().strip() if llama else "")
+
+    def request_problem(self, req: DiffRequest) -> str | None:
+        """What the form lacks for this request (the message box's text), or None."""
+        if not req.remote_tokenizer:
+            return tr("Give the tokenizer file's path on the board.")
+        if req.mode == "llama-tokenize" and not req.llama_tokenize:
+            return tr("Give the path of llama-tokenize on the board.")
+        if req.gguf and not Path(req.gguf).is_file():
+            return tr("The host GGUF {path} is not a file.").format(path=req.gguf)
+        return None
+
+    def open_gguf(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, tr("The model's GGUF on the host"), "",
+                                              "GGUF (*.gguf);;All files (*)")
+        if path:
+            self.pane.encode.gguf.setText(path)
 
     def identify(self) -> None:
         tok = self.host_tokenizer()
         req = self.request()
         if tok is None or not req.remote_tokenizer:
             QMessageBox.critical(self, tr("Board"), tr("Load a host tokenizer and give the board's tokenizer path."))
+            return
+        problem = self.request_problem(req)
+        if problem:
+            QMessageBox.critical(self, tr("Board"), problem)
             return
         self.pane.summary.setText(tr("identifying the board's engine…"))
         self.model.identify(req, tok)
@@ -186,8 +212,9 @@ class BoardTab(QWidget):
         if tok is None:
             QMessageBox.critical(self, tr("Board"), tr("No host tokenizer is loaded yet."))
             return
-        if not req.remote_tokenizer:
-            QMessageBox.critical(self, tr("Board"), tr("Give the tokenizer file's path on the board."))
+        problem = self.request_problem(req)
+        if problem:
+            QMessageBox.critical(self, tr("Board"), problem)
             return
         self.pane.set_progress(0, len(req.texts))
         self.model.start(req, tok)

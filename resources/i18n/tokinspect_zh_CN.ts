@@ -1879,5 +1879,65 @@ Trust it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ss
         <source>built-in ChatML</source>
         <translation>内置 ChatML</translation>
     </message>
+    <message>
+        <source>llama.cpp: llama-tokenize</source>
+        <translation>llama.cpp：llama-tokenize</translation>
+    </message>
+    <message>
+        <source>llama.cpp: llama-server</source>
+        <translation>llama.cpp：llama-server</translation>
+    </message>
+    <message>
+        <source>The board's llama-tokenize binary with the board tokenizer as its GGUF (-m); texts on stdin, several per process</source>
+        <translation>板端的 llama-tokenize 程序，以板端分词器作为其 GGUF（-m）；文本经 stdin 传入，每个进程处理多条</translation>
+    </message>
+    <message>
+        <source>A llama-server running on the board: POST /tokenize to its 127.0.0.1:PORT through the SSH connection (no port is opened)</source>
+        <translation>板端运行的 llama-server：经 SSH 连接向其 127.0.0.1:PORT 发送 POST /tokenize（不开放任何端口）</translation>
+    </message>
+    <message>
+        <source>/path/on/board/llama-tokenize</source>
+        <translation>/板端/路径/llama-tokenize</translation>
+    </message>
+    <message>
+        <source>llama-tokenize</source>
+        <translation>llama-tokenize 程序</translation>
+    </message>
+    <message>
+        <source>llama-server's port on the board's 127.0.0.1</source>
+        <translation>llama-server 在板端 127.0.0.1 上的端口</translation>
+    </message>
+    <message>
+        <source>llama-server port</source>
+        <translation>llama-server 端口</translation>
+    </message>
+    <message>
+        <source>the model's GGUF on the host (optional)</source>
+        <translation>主机端上该模型的 GGUF（可选）</translation>
+    </message>
+    <message>
+        <source>Beside a host tokenizer of another format (a tokenizer.json): the model's GGUF as llama.cpp reads it, so divergences that llama.cpp's recipe explains are tagged llamacpp-recipe</source>
+        <translation>与其他格式的主机端分词器（tokenizer.json）并用：按 llama.cpp 的方式读取该模型的 GGUF，由 llama.cpp 配方解释的分歧会标记为 llamacpp-recipe</translation>
+    </message>
+    <message>
+        <source>GGUF…</source>
+        <translation>选择 GGUF…</translation>
+    </message>
+    <message>
+        <source>Host GGUF</source>
+        <translation>主机端 GGUF</translation>
+    </message>
+    <message>
+        <source>Give the path of llama-tokenize on the board.</source>
+        <translation>请填写 llama-tokenize 在板端的路径。</translation>
+    </message>
+    <message>
+        <source>The host GGUF {path} is not a file.</source>
+        <translation>主机端 GGUF {path} 不是文件。</translation>
+    </message>
+    <message>
+        <source>The model's GGUF on the host</source>
+        <translation>主机端上该模型的 GGUF</translation>
+    </message>
 </context>
 </TS>
