@@ -17,6 +17,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     pkgs+=(g++ g++-aarch64-linux-gnu)
     # Windows hosts: tokcore.exe cross-built with mingw-w64 and run under wine (tests/test_windows.py)
     pkgs+=(gcc-mingw-w64-x86-64 wine64)
+    # fonts for the window's screenshots (tokinspect --screenshot): Chinese (zh_CN) and the sample text's emoji
+    pkgs+=(fonts-noto-cjk fonts-noto-color-emoji)
     missing=()
     for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
     if [ ${#missing[@]} -gt 0 ]; then
