@@ -242,6 +242,8 @@ def build(qtbot, tmp_path, monkeypatch, lang: str):
         w.show()
         (tmp_path / lang).mkdir()
         texts = tour(qtbot, w, tmp_path / lang)
+        # every tab fits 1280x800 in both languages (the Board tab's forms once made the window 985 high)
+        assert (w.width(), w.height()) == (1280, 800), (w.width(), w.height())
     finally:
         if t is not None:
             app.removeTranslator(t)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -222,8 +224,20 @@ class BoardPane(QWidget):
         lv.setContentsMargins(0, 0, 0, 0)
         self.profile = ProfileForm()
         self.encode = EncodeForm()
-        lv.addWidget(self.profile)
-        lv.addWidget(self.encode)
+        # the two forms scroll: their rows (four engines' fields) would otherwise set the window's minimum height
+        forms = QWidget()
+        fv = QVBoxLayout(forms)
+        fv.setContentsMargins(0, 0, 0, 0)
+        fv.addWidget(self.profile)
+        fv.addWidget(self.encode)
+        self.forms = QScrollArea()
+        self.forms.setWidget(forms)
+        self.forms.setWidgetResizable(True)
+        self.forms.setFrameShape(QFrame.Shape.NoFrame)
+        self.forms.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.forms.setMinimumWidth(forms.sizeHint().width())
+        self.forms.setMaximumHeight(forms.sizeHint().height())   # never taller than the forms: the rest is input's
+        lv.addWidget(self.forms, 3)
         bar = QHBoxLayout()
         self.corpus_button = QPushButton(tr("Open corpus…"))
         self.corpus_label = QLabel(tr("texts below, one per line"))

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QFrame, QMessageBox, QScrollArea, QVBoxLayout, QWidget
 
 from tokinspect.window.i18n import tr
 from tokinspect.window.sampling import SamplingModel
@@ -20,6 +21,19 @@ from .sampling_pane import SamplingPane
 LOGITS_FILTER = "Logits (*.npy *.bin *.f32 *.f16 *.bf16 *.raw *.txt);;All files (*)"
 
 
+class _FitLayout(QVBoxLayout):
+    """A layout that does not report height-for-width. subtle: QScrollArea sizes a height-for-width widget
+    (wrapped labels make the pane one) to its heightForWidth, the pane's full 1,500 px, instead of the
+    viewport: this one lets the pane fill the viewport and scroll only below its minimum."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        return False
+
+
 class SamplingTab(QWidget):
     def __init__(self, model: SamplingModel, inspector_text: Callable[[], str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -28,7 +42,16 @@ class SamplingTab(QWidget):
         self.pane = SamplingPane()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.pane)
+        # the pane scrolls when the window is lower than its six plots, the custom chain's controls and the
+        # engines table need (720 px with the custom preset): it would otherwise set the window's minimum height
+        self.scroll = QScrollArea()
+        body = QWidget()
+        _FitLayout(body).addWidget(self.pane)
+        self.scroll.setWidget(body)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        lay.addWidget(self.scroll)
         p, m = self.pane, model
         p.settingsChanged.connect(m.set_settings)
         p.stepChanged.connect(m.set_step)
