@@ -11,7 +11,7 @@ word that is neither a word of the text nor a name.
 
 Besides the tabs as opened, the tour visits the states whose strings come from app/ (not Qt): every
 sampler preset chosen, a merge trace row selected, a Compare against a GGUF (llama.cpp's recipe line),
-a Contract check, and Board failures (the message boxes are intercepted, their texts compared too).
+a Contract check and the vocabulary diff A → B, and Board failures (the message boxes are intercepted, their texts compared too).
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ DATA = [TEXT, *(m["content"] for m in DEFAULT_MESSAGES),
         *(f"{x.category} " + (x.text.decode("utf-8", "backslashreplace") if isinstance(x.text, bytes) else x.text)
           for x in SAMPLES)]
 CELL_WORDS = {*(w for t in DATA for w in re.findall(r"[A-Za-z]+", t)),
-              *(w for n in NAMES for w in re.findall(r"[A-Za-z]+", n)), "ms", "MB", "bits", "id", "ids"}
+              *(w for n in NAMES for w in re.findall(r"[A-Za-z]+", n)), "ms", "MB", "bits", "id", "ids",
+              "PAD"}   # a GGUF's padding pieces ([PAD151646]) in the vocabulary diff
 HEX = re.compile(r"^([0-9a-f]{2} )*[0-9a-f]{2}$")
 
 
@@ -194,6 +195,10 @@ def tour(qtbot, win, tmp_path) -> list[tuple[str, str]]:
     win.contract_model.freeze_open(tmp_path / "contract.json")
     qtbot.waitUntil(lambda: win.contract_model.report is not None and not win.contract_model.busy, timeout=WAIT)
     collect("contract")
+    # the vocabulary diff A → B (B: the GGUF above): its summary and the rows' kinds
+    win.vocab_diff()
+    qtbot.waitUntil(lambda: win.vocab_diff_model.result is not None and not win.vocab_diff_model.busy, timeout=WAIT)
+    collect("vocab-diff")
     # Board failures: each message box's text, and the status they leave
     win.tabs.setCurrentWidget(win.board)
     tab = win.board

@@ -118,7 +118,7 @@ class ContractTab(QWidget):
 
     def show_diff(self) -> None:
         d = self.diff_model.result
-        self.diff_summary.setText("diffing…" if d is None and self.diff_model.busy else
+        self.diff_summary.setText(tr("diffing…") if d is None and self.diff_model.busy else
                                   diff_summary(d) if d is not None else self.diff_summary.text())
         self.rows.set_diff(d)
 

@@ -25,7 +25,7 @@ from ..contract.freeze import freeze
 from ..contract.verify import Report, SampleResult, verify
 from ..core.pieces import visible
 from ..core.tokenizer import Tokenizer
-from .document import Document
+from .document import EMBEDDED_NAMES, Document
 from .i18n import tr
 from .workers import Runner
 
@@ -189,7 +189,7 @@ def diff_rows(d: VocabDiff, limit: int = DIFF_ROWS) -> list[DiffRow]:
         return visible(b.decode("utf-8", "backslashreplace"))
 
     rows = [DiffRow("blocker", str(i), p(a), p(b)) for i, a, b in d.changed[:limit]]
-    rows += [DiffRow("special moved", f"{i} → {'gone' if j is None else j}", c, "" if j is None else c)
+    rows += [DiffRow("special moved", f"{i} → {tr('gone') if j is None else j}", c, "" if j is None else c)
              for c, i, j in d.specials_moved]
     rows += [DiffRow("moved", f"{i} → {j}", p(b), p(b)) for i, j, b in d.moved[:limit]]
     rows += [DiffRow("removed", str(i), p(b), "") for i, b in d.removed[:limit]]
@@ -197,11 +197,25 @@ def diff_rows(d: VocabDiff, limit: int = DIFF_ROWS) -> list[DiffRow]:
     return rows
 
 
+def _name(name: str) -> str:
+    """A tokenizer's name in the window's language (the embedded defaults' names are words)."""
+    return tr(name) if name in EMBEDDED_NAMES else name
+
+
+def kind_text(kind: str) -> str:
+    """A diff row's kind in the window's language."""
+    return {"blocker": tr("blocker"), "special moved": tr("special moved"), "moved": tr("moved"),
+            "removed": tr("removed"), "appended": tr("appended")}.get(kind, kind)
+
+
 def diff_summary(d: VocabDiff) -> str:
-    verdict = "append-only: every old id keeps its piece" if d.compatible else f"{len(d.changed):,} blockers"
-    return (f"{d.old} ({d.old_size:,}) → {d.new} ({d.new_size:,}): {verdict}  ·  kept {len(d.kept):,}  ·  "
-            f"moved {len(d.moved):,}  ·  removed {len(d.removed):,}  ·  appended {len(d.appended):,}  ·  "
-            f"specials moved {len(d.specials_moved)}")
+    verdict = (tr("append-only: every old id keeps its piece") if d.compatible
+               else tr("{n} blockers").format(n=f"{len(d.changed):,}"))
+    return tr("{old} ({old_size}) → {new} ({new_size}): {verdict}  ·  kept {kept}  ·  moved {moved}  ·  "
+              "removed {removed}  ·  appended {appended}  ·  specials moved {specials}").format(
+        old=_name(d.old), old_size=f"{d.old_size:,}", new=_name(d.new), new_size=f"{d.new_size:,}", verdict=verdict,
+        kept=f"{len(d.kept):,}", moved=f"{len(d.moved):,}", removed=f"{len(d.removed):,}",
+        appended=f"{len(d.appended):,}", specials=len(d.specials_moved))
 
 
 class VocabDiffModel(QObject):
@@ -246,7 +260,7 @@ class DiffTableModel(_RowsTable):
             return None
         r = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return (r.kind, r.id, r.old, r.new)[index.column()]
+            return (kind_text(r.kind), r.id, r.old, r.new)[index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and r.kind in ("blocker", "special moved", "removed"):
             from PySide6.QtGui import QColor
 

@@ -1939,5 +1939,45 @@ Trust it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ss
         <source>The model's GGUF on the host</source>
         <translation>主机端上该模型的 GGUF</translation>
     </message>
+    <message>
+        <source>gone</source>
+        <translation>已移除</translation>
+    </message>
+    <message>
+        <source>blocker</source>
+        <translation>阻断</translation>
+    </message>
+    <message>
+        <source>special moved</source>
+        <translation>特殊 token 移位</translation>
+    </message>
+    <message>
+        <source>moved</source>
+        <translation>移位</translation>
+    </message>
+    <message>
+        <source>removed</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>appended</source>
+        <translation>追加</translation>
+    </message>
+    <message>
+        <source>append-only: every old id keeps its piece</source>
+        <translation>仅追加：每个旧 id 都保留其片段</translation>
+    </message>
+    <message>
+        <source>{n} blockers</source>
+        <translation>{n} 处阻断</translation>
+    </message>
+    <message>
+        <source>{old} ({old_size}) → {new} ({new_size}): {verdict}  ·  kept {kept}  ·  moved {moved}  ·  removed {removed}  ·  appended {appended}  ·  specials moved {specials}</source>
+        <translation>{old}（{old_size}）→ {new}（{new_size}）：{verdict}  ·  保留 {kept}  ·  移位 {moved}  ·  删除 {removed}  ·  追加 {appended}  ·  特殊 token 移位 {specials}</translation>
+    </message>
+    <message>
+        <source>diffing…</source>
+        <translation>正在比对…</translation>
+    </message>
 </context>
 </TS>
