@@ -26,6 +26,7 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pyqtgraph as pg  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import QModelIndex, QSettings, Qt  # noqa: E402
 from PySide6.QtGui import QAction  # noqa: E402
@@ -135,6 +136,11 @@ def texts_of(win: QWidget) -> list[tuple[str, str]]:
                     v = m.data(m.index(r, c))
                     if isinstance(v, str) and v.strip():
                         out.append((f"{where}.cell{r},{c}", v))
+        if isinstance(o, pg.PlotWidget):      # the plots' axis labels (pyqtgraph items, not widgets)
+            for side in ("left", "bottom"):
+                label = o.getPlotItem().getAxis(side).labelText
+                if label.strip():
+                    out.append((f"{where}.axis-{side}", label))
     for a in win.findChildren(QAction):
         if a.text().strip() and not a.isSeparator():
             out.append(("action", a.text()))

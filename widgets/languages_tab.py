@@ -55,7 +55,7 @@ class ParityChart(pg.PlotWidget):
         self.setBackground(None)
         self.showGrid(y=True, alpha=0.25)
         self.setMouseEnabled(x=True, y=False)
-        self.getPlotItem().setLabel("left", "parity (log scale)")
+        self.getPlotItem().setLabel("left", tr("parity (log scale)"))
         self.getPlotItem().hideButtons()
         self.legend = self.getPlotItem().addLegend(offset=(-10, 10))
         self._bars: list[pg.BarGraphItem] = []

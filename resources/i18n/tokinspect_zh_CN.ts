@@ -1979,5 +1979,13 @@ Trust it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ss
         <source>diffing…</source>
         <translation>正在比对…</translation>
     </message>
+    <message>
+        <source>bytes per token</source>
+        <translation>每个 token 的字节数</translation>
+    </message>
+    <message>
+        <source>parity (log scale)</source>
+        <translation>对等度（对数坐标）</translation>
+    </message>
 </context>
 </TS>
