@@ -33,6 +33,7 @@ from tokinspect.sampling import SamplerSettings, run_stages, sample  # noqa: E40
 
 T, K, P, MINP, SEED = 0.8, 40, 0.95, 0.05, 42
 # C ms per run before the workspace (commit 131f893), 151,936 ids, the settings above, quiet machine
+REPS = 10   # C runs per timed call
 BEFORE_MS = {"ds4": 1.99, "llama.cpp": 1.67, "kestrel": 4.20, "hf": 3.23, "custom": 3.28}
 
 
@@ -113,9 +114,8 @@ def main() -> int:
     ws = _tokcore.sampler_workspace(args.vocab)
     for preset, order in ORDERS.items():
         order_s = ",".join(("temperature", "top_k", "top_p", "min_p")) if preset == "custom" else ""
-        reps = 10
-        c = median_ms(lambda p=preset, o=order_s, r=reps: _tokcore.sampler_repeat(x, p, T, K, P, MINP, SEED, o, "", r, ws),
-                      args.runs) / reps
+        c = median_ms(lambda p=preset, o=order_s: _tokcore.sampler_repeat(x, p, T, K, P, MINP, SEED, o, "", REPS, ws),
+                      args.runs) / REPS
         st = SamplerSettings(preset=preset, temperature=T, top_k=K, top_p=P, min_p=MINP, seed=SEED)
         light = median_ms(lambda s_=st: run_stages(x, s_, top_n=16, light=True), args.runs)
         full = median_ms(lambda s_=st: sample(x, s_, 1), args.runs)

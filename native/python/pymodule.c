@@ -877,6 +877,61 @@ out:
     return res;
 }
 
+/* sampler_repeat(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, runs, workspace) -> None:
+ * the sampler `runs` times on one workspace with the GIL released and no Python
+ * result built: what a run costs in C (bench/sampler.py times the call) */
+static PyObject *mod_sampler_repeat(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    const char *preset, *order, *semantics;
+    float T, tp, mp;
+    int top_k;
+    unsigned long long seed;
+    Py_ssize_t runs;
+    PyObject *wsobj;
+    if (!PyArg_ParseTuple(args, "y*sfiffKssnO", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &runs,
+                          &wsobj))
+        return NULL;
+    PyObject *res = NULL;
+    py_sws *pw = PyCapsule_GetPointer(wsobj, SWS_NAME);
+    tc_sampler_params p;
+    memset(&p, 0, sizeof p);
+    p.temperature = T; p.top_k = top_k; p.top_p = tp; p.min_p = mp; p.seed = seed;
+    for (int i = 0; i < 4; i++) p.semantics[i] = TC_SEM_LLAMA;
+    int idx[4];
+    if (!pw) goto out;
+    if (pw->busy) { PyErr_SetString(PyExc_ValueError, "the workspace is in use by another run"); goto out; }
+    if (b.len % 4 != 0 || b.len == 0 || b.len / 4 > INT32_MAX || runs < 0) {
+        PyErr_SetString(PyExc_ValueError, "need 1..2^31-1 float32 logits and runs >= 0");
+        goto out;
+    }
+    if (tc_sampler_preset_from_name(preset, &p.preset) != 0) { PyErr_Format(PyExc_ValueError, "unknown preset %s", preset); goto out; }
+    int no = split_names(order, stage_lookup, idx, 4);
+    if (no < 0) { PyErr_Format(PyExc_ValueError, "bad stage order %s", order); goto out; }
+    p.n_order = no;
+    for (int i = 0; i < no; i++) p.order[i] = (tc_stage_kind)idx[i];
+    int ns = split_names(semantics, sem_lookup, idx, 4);
+    if (ns < 0) { PyErr_Format(PyExc_ValueError, "bad semantics %s", semantics); goto out; }
+    for (int i = 0; i < ns; i++) p.semantics[idx[i] / 16] = (tc_semantics)(idx[i] % 16);
+    tc_error err = {0};
+    int rc = TC_OK;
+    pw->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < runs && rc == TC_OK; i++) {
+        tc_sresult r;
+        rc = tc_sampler_run_ws(pw->ws, (const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
+        tc_sresult_free(&r);
+    }
+    Py_END_ALLOW_THREADS
+    pw->busy = 0;
+    if (rc != TC_OK) { PyErr_Format(PyExc_ValueError, "%s", err.msg); goto out; }
+    res = Py_None;
+    Py_INCREF(res);
+out:
+    PyBuffer_Release(&b);
+    return res;
+}
+
 /* rng_outputs(kind, seed, n) -> list: "xorshift64*" (u64 outputs), "xorshift64*-f32"
  * (ds4 floats), "mt19937" (u32), "canonical" (doubles), "glibc" (rand()) */
 static PyObject *mod_rng_outputs(PyObject *mod, PyObject *args) {
@@ -949,6 +1004,7 @@ static PyObject *mod_logits_open(PyObject *mod, PyObject *args) {
 static PyMethodDef mod_methods[] = {
     {"sampler_workspace", mod_sampler_workspace, METH_VARARGS, "sampler_workspace(n_vocab) -> a workspace for sampler_run (one run at a time)"},
     {"sampler_workspace_bytes", mod_sampler_workspace_bytes, METH_O, "sampler_workspace_bytes(ws) -> bytes it holds"},
+    {"sampler_repeat", mod_sampler_repeat, METH_VARARGS, "sampler_repeat(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, runs, workspace): runs in C, no result"},
     {"sampler_run", mod_sampler_run, METH_VARARGS, "sampler_run(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, n_draws[, chunk, callback]) -> dict"},
     {"rng_outputs", mod_rng_outputs, METH_VARARGS, "rng_outputs(kind, seed, n) -> list (for known-answer tests)"},
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
