@@ -236,12 +236,57 @@ static PyObject *Tok_encode(TokObject *self, PyObject *args) {
     return res;
 }
 
-/* encode_batch(list, add_special): all texts encoded with the GIL released. */
-static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
-    PyObject *seq;
+/* encode_ids(text, add_special, encoder) -> the ids as uint32 bytes (no offsets computed) */
+static PyObject *Tok_encode_ids(TokObject *self, PyObject *args) {
+    PyObject *text;
     int add_special = 1;
     const char *encname = NULL;
-    if (!PyArg_ParseTuple(args, "O|pz", &seq, &add_special, &encname)) return NULL;
+    if (!PyArg_ParseTuple(args, "O|pz", &text, &add_special, &encname)) return NULL;
+    tc_encoder enc;
+    if (parse_encoder(encname, &enc) != 0) return NULL;
+    text_arg t;
+    if (get_text(text, &t) != 0) return NULL;
+    tc_encoding e;
+    memset(&e, 0, sizeof e);
+    tc_error err = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_encode_flags(self->tok, t.p, t.n, add_special, enc, TC_ENCODE_IDS_ONLY, &e, NULL, &err);
+    Py_END_ALLOW_THREADS
+    release_text(&t);
+    if (r != TC_OK) { tc_encoding_free(&e); return raise_tc(&err); }
+    PyObject *res = PyBytes_FromStringAndSize((const char *)e.ids, (Py_ssize_t)(e.n * 4));
+    tc_encoding_free(&e);
+    return res;
+}
+
+/* The ids of a batch as one buffer: (ids as uint32 bytes, token count per text as uint64 bytes). */
+static PyObject *batch_ids_tuple(const tc_encoding *es, Py_ssize_t n) {
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) total += es[i].n;
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * 4));
+    PyObject *counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((size_t)n * 8));
+    if (!ids || !counts) { Py_XDECREF(ids); Py_XDECREF(counts); return NULL; }
+    char *p = PyBytes_AS_STRING(ids);
+    char *q = PyBytes_AS_STRING(counts);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (es[i].n) memcpy(p, es[i].ids, es[i].n * 4);
+        p += es[i].n * 4;
+        uint64_t k = es[i].n;
+        memcpy(q + (size_t)i * 8, &k, 8);
+    }
+    return Py_BuildValue("(NN)", ids, counts);
+}
+
+/* encode_batch(list, add_special, encoder, threads=1, ids_only=False): all texts encoded with the GIL
+ * released, on `threads` native threads over this handle (tc_encode_batch). Full: a list of
+ * (ids, offsets, char_offsets, special) tuples; ids_only: batch_ids_tuple. */
+static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
+    PyObject *seq;
+    int add_special = 1, ids_only = 0;
+    const char *encname = NULL;
+    unsigned int threads = 1;
+    if (!PyArg_ParseTuple(args, "O|pzIp", &seq, &add_special, &encname, &threads, &ids_only)) return NULL;
     tc_encoder enc;
     if (parse_encoder(encname, &enc) != 0) return NULL;
     PyObject *fast = PySequence_Fast(seq, "encode_batch expects a sequence of str or bytes");
@@ -249,18 +294,24 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     text_arg *ts = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ts);
     tc_encoding *es = PyMem_Calloc((size_t)(n ? n : 1), sizeof *es);
+    const uint8_t **ptrs = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ptrs);
+    size_t *lens = PyMem_Calloc((size_t)(n ? n : 1), sizeof *lens);
     PyObject *res = NULL;
     Py_ssize_t got = 0;
-    if (!ts || !es) { PyErr_NoMemory(); goto out; }
-    for (; got < n; got++)
+    if (!ts || !es || !ptrs || !lens) { PyErr_NoMemory(); goto out; }
+    for (; got < n; got++) {
         if (get_text(PySequence_Fast_GET_ITEM(fast, got), &ts[got]) != 0) goto out;
+        ptrs[got] = ts[got].p;
+        lens[got] = ts[got].n;
+    }
     tc_error err = {0};
-    int r = TC_OK;
+    int r;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n && r == TC_OK; i++)
-        r = tc_encode_ex(self->tok, ts[i].p, ts[i].n, add_special, enc, &es[i], NULL, &err);
+    r = tc_encode_batch(self->tok, ptrs, lens, (size_t)n, add_special, enc, ids_only ? TC_ENCODE_IDS_ONLY : 0u,
+                        threads, es, NULL, &err);
     Py_END_ALLOW_THREADS
     if (r != TC_OK) { raise_tc(&err); goto out; }
+    if (ids_only) { res = batch_ids_tuple(es, n); goto out; }
     res = PyList_New(n);
     if (!res) goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -273,6 +324,8 @@ out:
     if (es) for (Py_ssize_t i = 0; i < n; i++) tc_encoding_free(&es[i]);
     PyMem_Free(ts);
     PyMem_Free(es);
+    PyMem_Free(ptrs);
+    PyMem_Free(lens);
     Py_DECREF(fast);
     return res;
 }
@@ -485,7 +538,8 @@ static PyMethodDef Tok_methods[] = {
     {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens, encoder) -> (ids, offsets, char_offsets, special) as bytes"},
     {"prepare", (PyCFunction)Tok_prepare, METH_VARARGS, "prepare(encoder): build the encoder's index"},
     {"is_prepared", (PyCFunction)Tok_is_prepared, METH_VARARGS, "is_prepared(encoder) -> bool"},
-    {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens) -> list of tuples"},
+    {"encode_ids", (PyCFunction)Tok_encode_ids, METH_VARARGS, "encode_ids(text, add_special_tokens, encoder) -> ids as uint32 bytes (no offsets computed)"},
+    {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens, encoder, threads=1, ids_only=False) -> list of tuples, or ids_only: (ids uint32 bytes, counts uint64 bytes)"},
     {"trace", (PyCFunction)Tok_trace, METH_VARARGS, "trace(text, add_special_tokens) -> dict"},
     {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},
     {"id_to_token", (PyCFunction)Tok_id_to_token, METH_VARARGS, "stored token string or None"},
