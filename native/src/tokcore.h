@@ -301,4 +301,23 @@ void tc_trace_free(tc_trace *tr);
 int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
               tc_buf *out, tc_error *err);
 
+/* ---- sampler workspace (sampler.h has the parameters and the result) ---------
+
+   A workspace holds every array a sampler run needs (stage records, draw plan,
+   scratch), so that a caller running the sampler again and again (a slider
+   being dragged) allocates nothing per run: create one per thread, pass it to
+   every tc_sampler_run_ws call. Sized for n_vocab logits at creation; a run
+   that needs more grows it once (the next run folds the growth into one block).
+   The result of a run points into the workspace: it stays valid until the next
+   run on the same workspace or tc_sampler_ws_free; tc_sresult_free on it only
+   clears it. Not thread-safe: one workspace, one run at a time. */
+typedef struct tc_sampler_ws tc_sampler_ws;
+struct tc_sampler_params;
+struct tc_sresult;
+tc_sampler_ws *tc_sampler_ws_new(uint32_t n_vocab);   /* NULL when out of memory */
+void tc_sampler_ws_free(tc_sampler_ws *ws);
+size_t tc_sampler_ws_bytes(const tc_sampler_ws *ws);  /* memory it holds */
+int tc_sampler_run_ws(tc_sampler_ws *ws, const float *logits, uint32_t n, const struct tc_sampler_params *p,
+                      struct tc_sresult *out, tc_error *err);
+
 #endif
