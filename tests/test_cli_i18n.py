@@ -366,3 +366,31 @@ def test_english_is_untouched_without_a_language() -> None:
     for env in ({"LANG": "zh_TW.UTF-8"}, {"LANGUAGE": "fr", "LANG": "en_US.UTF-8"}, {}):
         assert cli("encode", "--help", env=env).stdout == r_c.stdout, env
     assert r_c.stdout.decode().startswith("usage: tokinspect encode")
+
+
+def test_contract_findings_in_chinese(zh: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """verify's findings (made in tokinspect.contract, English) printed in Chinese, their values kept."""
+    from tokinspect.cli.contract import print_report
+    from tokinspect.contract.bundle import open_bundle
+    from tokinspect.contract.freeze import freeze
+    from tokinspect.contract.verify import verify
+
+    bundle = open_bundle(None)
+    c = freeze(bundle)
+    c["pipeline"]["vocab_size"] = 12345                 # a pipeline fact
+    c["added_tokens"][0]["id"] += 1                     # a special's id
+    c["samples"][0]["ids"][0] += 1                      # a sample's first id
+    c["samples"][1]["decode"] = "not what it decodes to"
+    rep = verify(c, bundle)
+    print_report(rep, 5)
+    zh_lines = capsys.readouterr().out.splitlines()
+    i18n.use("en")
+    print_report(rep, 5)
+    en_lines = capsys.readouterr().out.splitlines()
+    assert len(zh_lines) == len(en_lines) and len(zh_lines) >= 8, (zh_lines, en_lines)
+    for z, e in zip(zh_lines, en_lines):
+        assert re.search(r"[\u4e00-\u9fff]", z), (z, e)
+        categories = tuple(s["category"] for s in c["samples"])   # the samples' own labels
+        assert not english_words(z, categories), (english_words(z, categories), z, e)
+        for number in re.findall(r"\d+", e):   # every id, size and position the English line names
+            assert number in z, (number, z, e)
