@@ -301,3 +301,73 @@ def test_edits_coalesce_while_encoding(qtbot, qwen3: Tokenizer) -> None:
                     timeout=20_000)
     assert len(starts) == 1, "the edits typed meanwhile are one job"
     assert doc.analysis.encoding.ids.tolist() == qwen3.encode(text).ids.tolist()
+
+
+def _where(win: object, a: object, b: object) -> str:
+    """The panes (and the pixel box) where two grabs of the window differ."""
+    from PySide6.QtCore import QPoint
+
+    def arr(img: object) -> np.ndarray:
+        return np.frombuffer(bytes(img.constBits()), dtype=np.uint32).reshape(img.height(), -1)  # type: ignore
+
+    ys, xs = np.nonzero(arr(a) != arr(b))
+    if not ys.size:
+        return "nowhere"
+    names = set()
+    for y, x in zip(ys[:: max(1, ys.size // 50)].tolist(), xs[:: max(1, xs.size // 50)].tolist()):
+        w = win.childAt(win.mapFromGlobal(win.mapToGlobal(QPoint(x, y))))  # type: ignore[attr-defined]
+        while w is not None and type(w).__module__.startswith("PySide6"):
+            w = w.parent()
+        names.add(type(w).__name__ if w is not None else "?")
+    return f"{sorted(names)} x {xs.min()}–{xs.max()}, y {ys.min()}–{ys.max()}"
+
+
+def test_window_repaints_what_a_full_repaint_shows(qtbot, tmp_path: Path) -> None:
+    """Typing repaints only the changed span in the text pane, the table's changed rows, the byte
+    pane: after each keystroke the window's pixels equal those of a full repaint of every pane."""
+    from PySide6.QtCore import QSettings, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from tokinspect.widgets.main_window import MainWindow
+
+    QApplication.setCursorFlashTime(0)   # a blinking cursor would differ between two grabs
+    win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    win.open_default()
+    qtbot.waitUntil(lambda: win.doc.tokenizer is not None, timeout=20_000)
+    text = _english(random.Random(41), 20_000, [])
+    win.set_text(text)
+    doc = win.doc
+
+    def idle() -> bool:
+        return doc.analysis is not None and doc.analysis.text == win.text.text() and not doc.busy \
+            and not doc.trace_pending
+
+    qtbot.waitUntil(idle, timeout=20_000)
+    win.text.setFocus()
+    rng = random.Random(42)
+    keys = [Qt.Key.Key_A, Qt.Key.Key_Space, Qt.Key.Key_B, Qt.Key.Key_Return, Qt.Key.Key_Backspace, Qt.Key.Key_Period,
+            Qt.Key.Key_Delete, Qt.Key.Key_X]
+
+    def shot():  # the window as its backing store holds it (what the screen shows)
+        for _ in range(5):
+            QApplication.processEvents()
+        return win.screen().grabWindow(win.winId()).toImage()
+
+    for k in range(24):
+        if k % 6 == 0:
+            c = win.text.textCursor()
+            c.setPosition(rng.randrange(len(win.text.text())))
+            win.text.setTextCursor(c)
+            qtbot.waitUntil(idle, timeout=20_000)
+        before = doc.analysis
+        qtbot.keyClick(win.text, rng.choice(keys))
+        qtbot.waitUntil(lambda b=before: doc.analysis is not b and idle(), timeout=20_000)
+        typed = shot()
+        for w in (win.text, win.table, win.bytes):
+            w.viewport().update()
+        full = shot()
+        assert typed == full, f"keystroke {k}: stale pixels after a partial repaint in {_where(win, typed, full)}"
+    assert doc.splice is not None
