@@ -393,6 +393,11 @@ def _shown(b: bytes) -> str:
     return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in s)
 
 
+_TABLE_ROLES = frozenset(int(r) for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                                           Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.UserRole,
+                                           Qt.ItemDataRole.FontRole))
+
+
 class TokenTableModel(QAbstractTableModel):
     """One row per token of the current analysis; cells built when painted."""
 
@@ -403,6 +408,7 @@ class TokenTableModel(QAbstractTableModel):
         self.doc = doc
         self._a: Analysis | None = None
         self._hover = -1
+        self._fixed: Any = None    # the hex column's font (a QFont, made on first use)
         doc.analysisChanged.connect(self._reset)
         doc.selection.hovered.connect(self._on_hover)
 
@@ -458,7 +464,8 @@ class TokenTableModel(QAbstractTableModel):
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         a = self._a
-        if a is None or not index.isValid():
+        # the view asks ~10 roles per visible cell on every repaint: the ones not answered leave first
+        if a is None or role not in _TABLE_ROLES or not index.isValid():
             return None
         r, c = index.row(), index.column()
         enc = a.encoding
@@ -471,8 +478,10 @@ class TokenTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole:  # for the delegate/tests: flags
             return {"special": bool(enc.special_mask[r]), "split": bool(a.spans.split[r]), "hover": r == self._hover}
         if role == Qt.ItemDataRole.FontRole and c == 4:
-            from PySide6.QtGui import QFontDatabase
-            return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+            if self._fixed is None:
+                from PySide6.QtGui import QFontDatabase
+                self._fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+            return self._fixed
         return None
 
     def _cell(self, a: Analysis, r: int, c: int) -> str:
