@@ -9,6 +9,7 @@ underline. Whitespace can be shown (· for space, → for tab, ↵ at line ends)
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
@@ -190,26 +191,33 @@ class TokenTextEdit(QPlainTextEdit):
         if self._show_ws:
             self._paint_line_ends()
 
-    def _block_rects(self, block_geo: QRectF, layout: object, bpos: int, blen: int, s: int, t: int) -> list[QRectF]:
+    def _block_rects(self, block_geo: QRectF, layout: object, bpos: int, blen: int, s: int, t: int,
+                     lines: list[tuple[int, int, object]] | None = None) -> list[QRectF]:
         """Rectangles of UTF-16 range [s, t) inside one block (one per line); the
-        block's end (its newline) is a narrow box after the last character."""
+        block's end (its newline) is a narrow box after the last character.
+        `lines`: the block's (start, end, QTextLine) list, when the caller has it (see _lines)."""
         rects = []
-        lay = layout  # QTextLayout
+        if lines is None:
+            lines = _lines(layout)
         text_end = bpos + blen - 1
         a, b = max(s, bpos) - bpos, min(t, text_end) - bpos
-        for k in range(lay.lineCount()):  # type: ignore[attr-defined]
-            line = lay.lineAt(k)  # type: ignore[attr-defined]
-            ls, le = line.textStart(), line.textStart() + line.textLength()
+        ox, oy = block_geo.left(), block_geo.top()
+        # the first line that ends after a: lines are in text order
+        k = bisect_right(lines, a, key=lambda ln: ln[1]) if a > 0 else 0
+        while k < len(lines):
+            ls, le, line = lines[k]
+            if ls >= b:
+                break
             lo, hi = max(a, ls), min(b, le)
-            if lo >= hi:
-                continue
-            x1, x2 = line.cursorToX(lo)[0], line.cursorToX(hi)[0]
-            rects.append(QRectF(x1, line.y(), x2 - x1, line.height()).translated(block_geo.topLeft()))
-        if t > text_end and s <= text_end and lay.lineCount():  # type: ignore[attr-defined]
-            line = lay.lineAt(lay.lineCount() - 1)  # type: ignore[attr-defined]
-            x = line.cursorToX(line.textStart() + line.textLength())[0]
+            if lo < hi:
+                x1, x2 = line.cursorToX(lo)[0], line.cursorToX(hi)[0]  # type: ignore[attr-defined]
+                rects.append(QRectF(ox + x1, oy + line.y(), x2 - x1, line.height()))  # type: ignore[attr-defined]
+            k += 1
+        if t > text_end and s <= text_end and lines:
+            line = lines[-1][2]
+            x = line.cursorToX(lines[-1][1])[0]  # type: ignore[attr-defined]
             w = self.fontMetrics().horizontalAdvance("↵")
-            rects.append(QRectF(x, line.y(), w, line.height()).translated(block_geo.topLeft()))
+            rects.append(QRectF(ox + x, oy + line.y(), w, line.height()))  # type: ignore[attr-defined]
         return rects
 
     def _paint_tokens(self, p: QPainter, dirty: QRect) -> None:
@@ -233,11 +241,12 @@ class TokenTextEdit(QPlainTextEdit):
             if geo.bottom() < top:
                 block = block.next()
                 continue
+            lines = _lines(layout)
             lo, hi = _dirty_lines(layout, geo.top(), top, bottom, blen)
             i0, i1 = spans.visible(bpos + lo, bpos + hi)
             for i in range(i0, i1):
                 s, t = int(spans.u16[i, 0]), int(spans.u16[i, 1])
-                for r in self._block_rects(geo, layout, bpos, blen, s, t):
+                for r in self._block_rects(geo, layout, bpos, blen, s, t, lines):
                     rr = r.adjusted(0.5, 1.5, -0.5, -1.5)
                     p.setPen(Qt.PenStyle.NoPen)
                     p.setBrush(colors[i % len(colors)])
@@ -305,3 +314,14 @@ def _dirty_lines(layout: object, y0: float, top: float, bottom: float, blen: int
         lo = min(lo, line.textStart())
         hi = max(hi, line.textStart() + line.textLength() + (1 if k == n - 1 else 0))
     return (0, blen) if n == 0 else (lo, hi) if hi > lo else (0, 0)
+
+
+def _lines(layout: object) -> list[tuple[int, int, object]]:
+    """A block's lines as (start, end, QTextLine), block-relative UTF-16 positions, in text order."""
+    lay = layout  # QTextLayout
+    out = []
+    for k in range(lay.lineCount()):  # type: ignore[attr-defined]
+        line = lay.lineAt(k)  # type: ignore[attr-defined]
+        ls = line.textStart()
+        out.append((ls, ls + line.textLength(), line))
+    return out
