@@ -171,7 +171,8 @@ class Document(QObject):
         """The chat pane's template line and the rendered text ("" when the template fails)."""
         try:
             tpl = self.chat_template()
-            return tr("Template: {source}").format(source=tpl.source), render(tpl, messages, add_generation_prompt)
+            source = tr("built-in ChatML") if tpl.source == "built-in ChatML" else tpl.source
+            return tr("Template: {source}").format(source=source), render(tpl, messages, add_generation_prompt)
         except ChatTemplateError as exc:
             return tr("Template error: {error}").format(error=exc), ""
 
