@@ -1,7 +1,7 @@
 """ThreadSanitizer over the lazy encoder preparation: tests/native/tsan_prepare.c
 (fresh handles, 4 pthreads running tc_prepare + tc_encode_ex for every
-encoder at once, through the handle's shared chunk cache) built with -fsanitize=thread against
-native/src/*.c.
+encoder at once, through the handle's shared chunk cache; each also ids-only, and through
+tc_encode_batch's own native threads) built with -fsanitize=thread against native/src/*.c.
 Any TSan report fails the test (before the atomic publication of the
 indexes, the driver drew 69 data-race reports).
 

@@ -110,7 +110,7 @@ class BoardTab(QWidget):
             pr = self.form_profile()
             pr.validate()
         except Exception as exc:  # a BoardError naming the field
-            QMessageBox.critical(self, tr("Board"), str(exc))
+            QMessageBox.critical(self, tr("Board"), tr("The board profile is incomplete: {reason}").format(reason=exc))
             return
         self._profile = pr
         self.model.connect_board(pr)
@@ -118,14 +118,15 @@ class BoardTab(QWidget):
     def _ask_host_key(self, exc: HostKeyUnknown) -> None:
         answer = QMessageBox.question(
             self, tr("Unknown host key"),
-            f"{exc.host_entry} offers a host key that is in no known_hosts file:\n\n{exc.key_type} "
-            f"{exc.fingerprint_sha256}\n\nTrust it only if it is the board's own key (on the board: "
-            "ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). Trust and connect?")
+            tr("{host} offers a host key that is in no known_hosts file:\n\n{key_type} {fingerprint}\n\nTrust it "
+               "only if it is the board's own key (on the board: ssh-keygen -lf "
+               "/etc/ssh/ssh_host_ed25519_key.pub). Trust and connect?").format(
+                host=exc.host_entry, key_type=exc.key_type, fingerprint=exc.fingerprint_sha256))
         if answer == QMessageBox.StandardButton.Yes and self._profile is not None:
             self.model.accept_host_key(exc, self._profile)
 
     def _ask_secret(self, kind: str, prompt: str) -> None:
-        text, ok = QInputDialog.getText(self, f"Board {kind}", prompt, QLineEdit.EchoMode.Password)
+        text, ok = QInputDialog.getText(self, tr("Board {kind}").format(kind=kind), prompt, QLineEdit.EchoMode.Password)
         self.model.provide_secret(text if ok else None)
 
     # ---- texts and runs ------------------------------------------------------------------------------------
@@ -139,7 +140,7 @@ class BoardTab(QWidget):
         try:
             lines = [ln for ln in read_text_file(Path(path)).splitlines() if ln]
         except OSError as exc:
-            QMessageBox.critical(self, tr("Board"), f"cannot read {path}: {exc}")
+            QMessageBox.critical(self, tr("Board"), tr("cannot read {path}: {reason}").format(path=path, reason=exc))
             return
         self.corpus = lines[:MAX_CORPUS_LINES]
         more = tr(" (first {n} of {total})").format(n=f"{MAX_CORPUS_LINES:,}", total=f"{len(lines):,}") \
@@ -174,7 +175,7 @@ class BoardTab(QWidget):
         tok = self.host_tokenizer()
         req = self.request()
         if tok is None or not req.remote_tokenizer:
-            QMessageBox.critical(self, tr("Board"), "Load a host tokenizer and give the board's tokenizer path.")
+            QMessageBox.critical(self, tr("Board"), tr("Load a host tokenizer and give the board's tokenizer path."))
             return
         self.pane.summary.setText(tr("identifying the board's engine…"))
         self.model.identify(req, tok)
@@ -183,10 +184,10 @@ class BoardTab(QWidget):
         tok = self.host_tokenizer()
         req = self.request()
         if tok is None:
-            QMessageBox.critical(self, tr("Board"), "No host tokenizer is loaded yet.")
+            QMessageBox.critical(self, tr("Board"), tr("No host tokenizer is loaded yet."))
             return
         if not req.remote_tokenizer:
-            QMessageBox.critical(self, tr("Board"), "Give the tokenizer file's path on the board.")
+            QMessageBox.critical(self, tr("Board"), tr("Give the tokenizer file's path on the board."))
             return
         self.pane.set_progress(0, len(req.texts))
         self.model.start(req, tok)
@@ -220,7 +221,7 @@ class BoardTab(QWidget):
             edit.setPlainText(v.text)
             edit.set_spans(v.spans)
         self.pane.label_host.setText(tr("host: {n} tokens").format(n=f"{len(d.host_ids):,}"))
-        n = "no ids" if d.board_ids is None else f"{len(d.board_ids):,} tokens"
+        n = tr("no ids") if d.board_ids is None else tr("{n} tokens").format(n=f"{len(d.board_ids):,}")
         self.pane.label_board.setText(tr("board: {n}").format(n=n) + (f" — {d.board_error}" if d.board_error else ""))
         self.pane.prints.setText(self.model.board_prints(tok) if tok is not None else "")
         first = d.first

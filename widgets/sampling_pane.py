@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokinspect.sampling.settings import PRESETS, STAGES, SamplerSettings
+from tokinspect.window.engine_text import engine_text
 from tokinspect.window.i18n import tr
 from tokinspect.window.sampling import ENGINES, DrawView, EnginesView, SamplingView, StagePlot
 
@@ -316,10 +317,11 @@ class SamplingPane(QWidget):
 
     def _update_preset_note(self) -> None:
         info = PRESETS[self.preset.currentText()]
-        order = " → ".join(info.order) if info.order else "your order"
-        repro = "" if info.reproducible else "  ⚠ its draw is not reproducible (shown with a generic RNG)."
+        order = " → ".join(info.order) if info.order else tr("your order")
+        repro = "" if info.reproducible else tr("  ⚠ its draw is not reproducible (shown with a generic RNG).")
+        # the summaries are data (tokinspect.sampling.settings PRESETS), each its own catalog entry
         self.preset_note.setText(f"<b>{html.escape(info.name)}</b>: {html.escape(order)}. "
-                                 f"{html.escape(info.summary)}{html.escape(repro)}")
+                                 f"{html.escape(tr(info.summary))}{html.escape(repro)}")
         self.custom.setVisible(info.name == "custom")
 
     def _toggle_log(self, on: bool) -> None:
@@ -361,8 +363,8 @@ class SamplingPane(QWidget):
         self._ensure_plots(len(v.plots))
         for w, p in zip(self._plots, v.plots):
             w.show_plot(p, self.log)
-        notes = "  ".join(v.result.notes)
-        mode = "greedy (argmax)" if v.result.greedy else "sampling"
+        notes = "  ".join(engine_text(x) for x in v.result.notes)
+        mode = tr("greedy (argmax)") if v.result.greedy else tr("sampling")
         self.preset_note.setToolTip(notes)
         self.draw_label.setToolTip(notes)
         self.source_label.setToolTip(tr("{mode}; stages in {ms} ms").format(mode=mode, ms=f"{v.seconds * 1000:.1f}"))
@@ -386,14 +388,16 @@ class SamplingPane(QWidget):
         t.setUpdatesEnabled(True)
 
     def show_draw(self, d: DrawView) -> None:
-        rng = f"RNG before: {d.draws.rng_before}; after: {d.draws.rng_after}"
+        rng = tr("RNG before: {before}; after: {after}").format(before=d.draws.rng_before, after=d.draws.rng_after)
         if d.n == 1:
             self.draw_label.setText(tr("Drew {token}.  {rng}").format(token=d.label, rng=rng))
         else:
-            verdict = "consistent with" if d.p_value >= 0.001 else "NOT consistent with"
-            self.draw_label.setText(
-                f"{d.n:,} draws from one seeded RNG; first {d.label}. χ² = {d.chi2:.1f} on {d.dof} dof, "
-                f"p = {d.p_value:.3g}: {verdict} the final probabilities.  {rng}")
+            verdict = (tr("{n} draws from one seeded RNG; first {first}. χ² = {chi2} on {dof} dof, p = {p}: "
+                          "consistent with the final probabilities.  {rng}") if d.p_value >= 0.001 else
+                       tr("{n} draws from one seeded RNG; first {first}. χ² = {chi2} on {dof} dof, p = {p}: "
+                          "NOT consistent with the final probabilities.  {rng}"))
+            self.draw_label.setText(verdict.format(n=f"{d.n:,}", first=d.label, chi2=f"{d.chi2:.1f}", dof=d.dof,
+                                                   p=f"{d.p_value:.3g}", rng=rng))
         n = d.ids.shape[0]
         self.hist.show()
         x = np.arange(n, dtype=np.float64)

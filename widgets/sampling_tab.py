@@ -60,7 +60,7 @@ class SamplingTab(QWidget):
             self.model.load(path)
 
     def bigram_from_inspector(self) -> None:
-        self.model.load_bigram(self.inspector_text(), "the Inspect tab's text")
+        self.model.load_bigram(self.inspector_text(), tr("the Inspect tab's text"))
 
     def bigram_from_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, tr("Text for the bigram demo"), "", "Text (*.txt);;All files (*)")
@@ -69,13 +69,13 @@ class SamplingTab(QWidget):
         try:
             text = read_text_file(Path(path))
         except OSError as exc:
-            QMessageBox.critical(self, tr("Sampling"), f"cannot read {path}: {exc}")
+            QMessageBox.critical(self, tr("Sampling"), tr("cannot read {path}: {reason}").format(path=path, reason=exc))
             return
         self.model.load_bigram(text, Path(path).name)
 
     def _on_source(self) -> None:
         src = self.model.source
         if src is None:
-            self.pane.set_source("no logits", 0)
+            self.pane.set_source(tr("no logits"), 0)
             return
         self.pane.set_source(f"{src.label} — {src.steps:,} × {src.vocab:,}", src.steps)

@@ -7,18 +7,26 @@ open, this compares them aspect by aspect (vocabulary, special tokens, normalize
 what add_special_tokens adds) and on the texts the caller gives (the CLI: the contract's probes and
 golden samples, and the user's own), ids with add_special_tokens off, so only the split is compared.
 
+The report's words go through `translate` (English templates; the window passes its translator,
+the CLI's JSON stays English).
+
 Does not: encode anything itself (the two tokenizers do), nor judge which side is right: the report
 names both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..core.tokenizer import Tokenizer
 
 MAX_EXAMPLES = 5
+Translate = Callable[[str], str]
+
+
+def _same(s: str) -> str:
+    return s
 
 
 @dataclass(frozen=True)
@@ -66,59 +74,65 @@ def _template(tok: Tokenizer) -> str:
     return " ".join([*before, "$A", *after])
 
 
-def _vocabulary(gguf: Tokenizer, hf: Tokenizer) -> Aspect:
+def _vocabulary(gguf: Tokenizer, hf: Tokenizer, t: Translate) -> Aspect:
     n = min(gguf.vocab_size, hf.vocab_size)
     differ = [i for i in range(n) if gguf.id_to_bytes(i) != hf.id_to_bytes(i)]
-    g = f"{gguf.vocab_size:,} ids"
-    j = f"{hf.vocab_size:,} ids"
+    g = t("{n} ids").format(n=f"{gguf.vocab_size:,}")
+    j = t("{n} ids").format(n=f"{hf.vocab_size:,}")
     same = not differ and gguf.vocab_size == hf.vocab_size
     if differ:
-        g += f"; {len(differ):,} of the first {n:,} hold other bytes (first: id {differ[0]})"
+        g += t("; {k} of the first {n} hold other bytes (first: id {id})").format(
+            k=f"{len(differ):,}", n=f"{n:,}", id=differ[0])
     elif gguf.vocab_size != hf.vocab_size:
-        g += f"; the first {n:,} hold the same bytes"
-    return Aspect("vocabulary", g, j, same)
+        g += t("; the first {n} hold the same bytes").format(n=f"{n:,}")
+    return Aspect(t("vocabulary"), g, j, same)
 
 
-def _special_tokens(gguf: Tokenizer, hf: Tokenizer) -> Aspect:
+def _special_tokens(gguf: Tokenizer, hf: Tokenizer, t: Translate) -> Aspect:
     a, b = _specials(gguf), _specials(hf)
     only_g = sorted(set(a) - set(b))
     only_j = sorted(set(b) - set(a))
 
     def listed(ids: list[int], names: dict[int, str]) -> str:
         shown = ", ".join(f"{names[i]}({i})" for i in ids[:4])
-        return shown + (f" and {len(ids) - 4:,} more" if len(ids) > 4 else "")
+        return shown + (t(" and {n} more").format(n=f"{len(ids) - 4:,}") if len(ids) > 4 else "")
 
-    g = f"{len(a):,} special" + (f"; only here: {listed(only_g, a)}" if only_g else "")
-    j = f"{len(b):,} special" + (f"; only here: {listed(only_j, b)}" if only_j else "")
-    return Aspect("special tokens", g, j, not only_g and not only_j)
+    def side(specials: dict[int, str], only: list[int]) -> str:
+        return t("{n} special").format(n=f"{len(specials):,}") + (
+            t("; only here: {list}").format(list=listed(only, specials)) if only else "")
+
+    return Aspect(t("special tokens"), side(a, only_g), side(b, only_j), not only_g and not only_j)
 
 
-def _component(name: str, key: str, gguf: dict[str, object], hf: dict[str, object]) -> Aspect:
+def _component(name: str, key: str, gguf: dict[str, object], hf: dict[str, object], t: Translate) -> Aspect:
     def show(v: object) -> str:
         if isinstance(v, list):
-            return ", ".join(str(x) for x in v) or "none"
-        return str(v or "none")
+            return ", ".join(str(x) for x in v) or t("none")
+        return str(v or t("none"))
 
     g, j = show(gguf.get(key)), show(hf.get(key))
     return Aspect(name, g, j, g.replace(" [fast path]", "") == j.replace(" [fast path]", ""))
 
 
-def compare_recipe(gguf: Tokenizer, hf: Tokenizer, texts: Sequence[str]) -> RecipeReport:
-    """The GGUF as llama.cpp reads it next to the tokenizer.json, aspect by aspect and on `texts`."""
+def compare_recipe(gguf: Tokenizer, hf: Tokenizer, texts: Sequence[str], translate: Translate = _same) -> RecipeReport:
+    """The GGUF as llama.cpp reads it next to the tokenizer.json, aspect by aspect and on `texts`
+    (the words through `translate`: English by default)."""
+    t = translate
     dg, dh = gguf.describe(), hf.describe()
     meta = dg.get("gguf")
     recipe = ""
     if isinstance(meta, dict):
-        recipe = f" (llama.cpp: model {meta.get('model')!r}, pre {meta.get('pre') or 'default'!r})"
+        recipe = t(" (llama.cpp: model {model}, pre {pre})").format(
+            model=repr(meta.get("model")), pre=repr(meta.get("pre") or "default"))
+    pre_g = [str(x) for x in dg.get("pre_tokenizer", [])]  # type: ignore[attr-defined]
+    pre_h = [str(x) for x in dh.get("pre_tokenizer", [])]  # type: ignore[attr-defined]
     aspects = [
-        _vocabulary(gguf, hf),
-        _special_tokens(gguf, hf),
-        _component("normalizer", "normalizer", dg, dh),
-        Aspect("pre-tokenizer" + recipe, ", ".join(map(str, dg.get("pre_tokenizer", []))) or "none",  # type: ignore[call-overload]
-               ", ".join(map(str, dh.get("pre_tokenizer", []))) or "none",  # type: ignore[call-overload]
-               [str(x).replace(" [fast path]", "") for x in dg.get("pre_tokenizer", [])]  # type: ignore[attr-defined]
-               == [str(x).replace(" [fast path]", "") for x in dh.get("pre_tokenizer", [])]),  # type: ignore[attr-defined]
-        Aspect("add_special_tokens adds", _template(gguf), _template(hf), _template(gguf) == _template(hf)),
+        _vocabulary(gguf, hf, t),
+        _special_tokens(gguf, hf, t),
+        _component(t("normalizer"), "normalizer", dg, dh, t),
+        Aspect(t("pre-tokenizer") + recipe, ", ".join(pre_g) or t("none"), ", ".join(pre_h) or t("none"),
+               [x.replace(" [fast path]", "") for x in pre_g] == [x.replace(" [fast path]", "") for x in pre_h]),
+        Aspect(t("add_special_tokens adds"), _template(gguf), _template(hf), _template(gguf) == _template(hf)),
     ]
     pool = list(texts)
     differing = 0

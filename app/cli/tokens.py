@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -21,7 +20,10 @@ from typing import BinaryIO, TextIO
 from ..core.encoding import Encoding
 from ..core.tokenizer import ENCODER_HELP, ENCODERS, PRESETS, Tokenizer
 from ..core.trace import KestrelStep
+from .columns import display_width as display_width  # re-exported: the table code and its tests use both
+from .columns import ljust_display, rjust_display
 from .errors import UsageError, terminal_hint
+from .i18n import _, message
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:
@@ -34,7 +36,7 @@ def _warn_compat(tok: Tokenizer) -> None:
     """One stderr line per thing HF tokenizers refuses in the file: it loads
     here, but the runtime would reject it."""
     for n in tok.compat_notes:
-        print(f"warning: {n}", file=sys.stderr)
+        print(_("warning: {note}").format(note=message(n)), file=sys.stderr)
 
 
 def _read_text(args: argparse.Namespace) -> str:
@@ -51,16 +53,6 @@ def _raw(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def display_width(s: str) -> int:
-    """Terminal columns of s: East Asian wide and fullwidth characters take two, combining marks none."""
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
-
-
-def ljust_display(s: str, width: int) -> str:
-    """s padded with spaces to `width` terminal columns (so columns line up after CJK text)."""
-    return s + " " * max(0, width - display_width(s))
-
-
 def parse_ids(raw: str | Sequence[str], vocab_size: int) -> list[int]:
     """ids from arguments or text: integers separated by spaces or commas, or a JSON list
     ("[9707, 11]"); each must be an id of the vocabulary (0..vocab_size-1)."""
@@ -72,9 +64,10 @@ def parse_ids(raw: str | Sequence[str], vocab_size: int) -> list[int]:
             try:
                 items = json.loads(text)
             except ValueError as exc:
-                raise UsageError(f"decode: the input starts with '[' but is not a JSON list of ids ({exc})") from None
+                raise UsageError(_("decode: the input starts with '[' but is not a JSON list of ids ({reason})").format(
+                    reason=exc)) from None
             if not isinstance(items, list):
-                raise UsageError("decode: expected a JSON list of ids")
+                raise UsageError(_("decode: expected a JSON list of ids"))
             words = [str(x) if isinstance(x, int) and not isinstance(x, bool) else repr(x) for x in items]
         else:
             words = text.replace(",", " ").split()
@@ -85,13 +78,14 @@ def parse_ids(raw: str | Sequence[str], vocab_size: int) -> list[int]:
         try:
             i = int(w)
         except ValueError:
-            raise UsageError(f"decode: {w[:40]!r} is not an id (ids are integers)") from None
+            raise UsageError(_("decode: {word!r} is not an id (ids are integers)").format(word=w[:40])) from None
         if not 0 <= i < vocab_size:
             shown = w if len(w) <= 24 else w[:20] + "..."
-            raise UsageError(f"decode: id {shown} is not in the vocabulary (ids 0..{vocab_size - 1})")
+            raise UsageError(_("decode: id {id} is not in the vocabulary (ids 0..{last})").format(
+                id=shown, last=vocab_size - 1))
         ids.append(i)
     if not ids:
-        raise UsageError("decode: no ids given (arguments, or stdin)")
+        raise UsageError(_("decode: no ids given (arguments, or stdin)"))
     return ids
 
 
@@ -158,11 +152,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_enc_json(enc, True), ensure_ascii=False))
     elif args.table:
-        print(f"{'#':>5} {'id':>7}  {'token':<20} {'chars':<12} {'bytes':<12} hex")
+        print(f"{rjust_display(_('#'), 5)} {rjust_display(_('id'), 7)}  {ljust_display(_('token'), 20)} "
+              f"{ljust_display(_('chars'), 12)} {ljust_display(_('bytes'), 12)} {_('hex')}")
         for i, (tid, piece, raw) in enumerate(zip(enc.ids.tolist(), enc.tokens, enc.token_bytes)):
             c, b = enc.offsets[i].tolist(), enc.byte_offsets[i].tolist()
             print(f"{i:>5} {tid:>7}  {ljust_display(repr(piece), 20)} {str(c):<12} {str(b):<12} {raw.hex(' ')}")
-        print(f"{len(enc)} tokens, {len(text)} characters, {len(text.encode('utf-8', 'surrogateescape'))} bytes")
+        print(_("{tokens} tokens, {chars} characters, {bytes} bytes").format(
+            tokens=len(enc), chars=len(text), bytes=len(text.encode("utf-8", "surrogateescape"))))
     else:
         print(" ".join(str(i) for i in enc.ids.tolist()))
     return 0
@@ -173,7 +169,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     if args.ids:
         ids = parse_ids(args.ids, tok.vocab_size)
     else:
-        terminal_hint("ids")
+        terminal_hint(_("ids"))
         ids = parse_ids(sys.stdin.read(), tok.vocab_size)
     sys.stdout.write(tok.decode(ids, skip_special_tokens=args.skip_special))
     if sys.stdout.isatty():
@@ -187,23 +183,25 @@ def cmd_trace(args: argparse.Namespace) -> int:
     tr = tok.trace(_raw(_read_text(args)), not args.no_special, args.encoder)
     name = tok.id_to_token
     if tr.normalized_changed:
-        print(f"normalized: {tr.normalized_text!r}")
+        print(_("normalized: {text!r}").format(text=tr.normalized_text))
     for st in tr.kestrel_steps:
         print(kestrel_step_line(tok, st))
     for g in tr.greedy_steps:
-        took = f"{name(g.chosen)}({g.chosen})" if g.chosen is not None else "nothing: one unit dropped"
+        took = f"{name(g.chosen)}({g.chosen})" if g.chosen is not None else _("nothing: one unit dropped")
         cands = " ".join(f"{name(c)}({c})" for c in g.candidates)
-        print(f"at byte {g.pos}: {took}   [prefixes: {cands}]")
+        print(_("at byte {pos}: {took}   [prefixes: {candidates}]").format(pos=g.pos, took=took, candidates=cands))
     for ch in tr.chunks:
         a, b = ch.norm_span
         text = tr.normalized[a:b].decode("utf-8", errors="replace")
         if ch.added_id is not None:
-            print(f"added token {text!r} -> {ch.added_id}")
+            print(_("added token {text!r} -> {id}").format(text=text, id=ch.added_id))
             continue
-        print(f"chunk {(' ' if ch.prefix_space else '') + text!r} at bytes {ch.orig_span}")
+        print(_("chunk {text!r} at bytes {span}").format(text=(" " if ch.prefix_space else "") + text,
+                                                         span=ch.orig_span))
         for st in ch.steps():
             syms = " ".join(name(s) or "?" for s in st.symbols)
-            print(f"    rank {st.rank:>6}: {name(st.left)!s} + {name(st.right)!s} -> {name(st.new_id)}   [{syms}]")
+            print(_("    rank {rank:>6}: {left!s} + {right!s} -> {new}   [{symbols}]").format(
+                rank=st.rank, left=name(st.left), right=name(st.right), new=name(st.new_id), symbols=syms))
         print("    = " + " ".join(f"{name(t)}({t})" for t in ch.final()))
     return 0
 
@@ -211,21 +209,23 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def kestrel_step_line(tok: Tokenizer, st: KestrelStep) -> str:
     """One step of a kestrel encoder as a line: where, the spaces skipped, the Ġ retry, the rule, the token."""
     name = tok.id_to_token
-    parts = [f"at byte {st.at}"]
+    parts = [_("at byte {at}").format(at=st.at)]
     if st.spaces:
-        parts.append(f"skipped {st.spaces} space(s)")
-    retry = {"taken": "Ġ retry taken", "only-space": "Ġ retry: no entry longer than Ġ (the space is lost)",
-             "guarded": f"Ġ retry {name(st.retry_id) if st.retry_id is not None else '?'} refused: it runs into "
-                        "the next special", "none": ""}[st.retry]
+        parts.append(_("skipped {n} space(s)").format(n=st.spaces))
+    retry = {"taken": _("Ġ retry taken"), "only-space": _("Ġ retry: no entry longer than Ġ (the space is lost)"),
+             "guarded": _("Ġ retry {token} refused: it runs into the next special").format(
+                 token=name(st.retry_id) if st.retry_id is not None else "?"), "none": ""}[st.retry]
     if retry:
         parts.append(retry)
     if st.limit < st.unguarded:
-        parts.append(f"limit {st.limit} byte(s) before a special (longest entry: {st.unguarded})")
-    what = {"match": "longest entry", "space-retry": "Ġ + word", "special": "special first",
-            "newline": "newline fallback", "byte": "single byte", "unk": "no entry: id 0",
-            "trailing": "trailing spaces dropped", "nul": f"NUL: {st.consumed} byte(s) after it never read"}[st.rule]
+        parts.append(_("limit {limit} byte(s) before a special (longest entry: {longest})").format(
+            limit=st.limit, longest=st.unguarded))
+    what = {"match": _("longest entry"), "space-retry": _("Ġ + word"), "special": _("special first"),
+            "newline": _("newline fallback"), "byte": _("single byte"), "unk": _("no entry: id 0"),
+            "trailing": _("trailing spaces dropped"),
+            "nul": _("NUL: {n} byte(s) after it never read").format(n=st.consumed)}[st.rule]
     tok_s = f" -> {name(st.id)}({st.id})" if st.id is not None else ""
-    return "; ".join(parts) + f": {what}{tok_s}"
+    return _("; ").join(parts) + _(": {rule}{token}").format(rule=what, token=tok_s)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -240,9 +240,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         other = Tokenizer.from_file(args.against)
         gguf, hf = (tok, other) if tok.format == "gguf" else (other, tok)
         if gguf.format != "gguf" or hf.format == "gguf":
-            raise UsageError("info --against compares a GGUF with a tokenizer file of another kind "
-                             f"(here: {tok.format} and {other.format})")
-        texts = [*probes(), *(t for _, t in GOLDEN)]
+            raise UsageError(_("info --against compares a GGUF with a tokenizer file of another kind "
+                               "(here: {a} and {b})").format(a=tok.format, b=other.format))
+        texts = [*probes(), *(t for _name, t in GOLDEN)]
         if args.texts:
             texts += [ln for ln in Path(args.texts).read_text(encoding="utf-8").splitlines() if ln.strip()]
         info["llama_cpp_vs"] = {"gguf": str(gguf.path), "other": str(hf.path),
@@ -253,41 +253,41 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--tokenizer", "-t", help="tokenizer.json, vocab.json or .tiktoken (default: Qwen3)")
-        sp.add_argument("--merges", help="merges.txt for a vocab.json")
-        sp.add_argument("--preset", choices=PRESETS, help="split pattern for .tiktoken / vocab.json files")
-        sp.add_argument("--config", help="tokenizer_config.json whose added tokens to add")
+        sp.add_argument("--tokenizer", "-t", help=_("tokenizer.json, vocab.json or .tiktoken (default: Qwen3)"))
+        sp.add_argument("--merges", help=_("merges.txt for a vocab.json"))
+        sp.add_argument("--preset", choices=PRESETS, help=_("split pattern for .tiktoken / vocab.json files"))
+        sp.add_argument("--config", help=_("tokenizer_config.json whose added tokens to add"))
 
-    e = sub.add_parser("encode", help="text -> ids")
+    e = sub.add_parser("encode", help=_("text -> ids"))
     common(e)
-    e.add_argument("text", nargs="?", help="text (default: stdin)")
+    e.add_argument("text", nargs="?", help=_("text (default: stdin)"))
     g = e.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true", help="ids, tokens, offsets as one JSON object")
-    g.add_argument("--jsonl", action="store_true", help="one JSON string per stdin line -> one object per line")
-    g.add_argument("--table", action="store_true", help="one row per token")
-    e.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
+    g.add_argument("--json", action="store_true", help=_("ids, tokens, offsets as one JSON object"))
+    g.add_argument("--jsonl", action="store_true", help=_("one JSON string per stdin line -> one object per line"))
+    g.add_argument("--table", action="store_true", help=_("one row per token"))
+    e.add_argument("--no-special", action="store_true", help=_("add_special_tokens=False"))
     e.add_argument("--encoder", choices=ENCODERS, default="bpe",
-                   help="; ".join(f"{k}: {v}" for k, v in ENCODER_HELP.items()))
+                   help="; ".join(f"{k}: {message(v)}" for k, v in ENCODER_HELP.items()))
     e.set_defaults(func=cmd_encode)
 
-    d = sub.add_parser("decode", help="ids -> text")
+    d = sub.add_parser("decode", help=_("ids -> text"))
     common(d)
-    d.add_argument("ids", nargs="*", help="ids (default: stdin)")
-    d.add_argument("--skip-special", action="store_true", help="leave special tokens out of the text")
+    d.add_argument("ids", nargs="*", help=_("ids (default: stdin)"))
+    d.add_argument("--skip-special", action="store_true", help=_("leave special tokens out of the text"))
     d.set_defaults(func=cmd_decode)
 
-    t = sub.add_parser("trace", help="chunks and merge steps")
+    t = sub.add_parser("trace", help=_("chunks and merge steps"))
     common(t)
-    t.add_argument("text", nargs="?", help="text (default: stdin)")
-    t.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
-    t.add_argument("--encoder", choices=ENCODERS, default="bpe", help="whose steps to show (see encode --help)")
+    t.add_argument("text", nargs="?", help=_("text (default: stdin)"))
+    t.add_argument("--no-special", action="store_true", help=_("add_special_tokens=False"))
+    t.add_argument("--encoder", choices=ENCODERS, default="bpe", help=_("whose steps to show (see encode --help)"))
     t.set_defaults(func=cmd_trace)
 
-    i = sub.add_parser("info", help="components, vocab size, specials, sha256")
+    i = sub.add_parser("info", help=_("components, vocab size, specials, sha256"))
     common(i)
-    i.add_argument("path", nargs="?", help="tokenizer file (same as --tokenizer)")
+    i.add_argument("path", nargs="?", help=_("tokenizer file (same as --tokenizer)"))
     i.add_argument("--against", metavar="FILE",
-                   help="with a GGUF: the model's own tokenizer.json (or the other way round): where llama.cpp's "
-                   "recipe differs from it, aspect by aspect and on probe texts (llama_cpp_vs in the output)")
-    i.add_argument("--texts", metavar="FILE", help="--against: more texts to compare on, one per line (UTF-8)")
+                   help=_("with a GGUF: the model's own tokenizer.json (or the other way round): where llama.cpp's "
+                          "recipe differs from it, aspect by aspect and on probe texts (llama_cpp_vs in the output)"))
+    i.add_argument("--texts", metavar="FILE", help=_("--against: more texts to compare on, one per line (UTF-8)"))
     i.set_defaults(func=cmd_info)

@@ -13,8 +13,9 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import numpy as np
 
 from .. import _tokcore
 from .defaults import qwen_tiktoken_path
@@ -227,24 +228,32 @@ class Tokenizer:
         raw = self._handle.encode(text, add_special_tokens, self._encoder(encoder))
         return Encoding.from_native(raw, self, self._surface(text, add_special_tokens, encoder))
 
+    def encode_ids(self, text: str | bytes, add_special_tokens: bool = True, encoder: str = "bpe") -> np.ndarray:
+        """The ids of `encode(...)` alone, as a read-only uint32 array: the engine computes no offsets
+        (no byte or character spans, no post-processor offset trimming), which is what a corpus count,
+        a board diff of ids or a contract's id check need."""
+        raw = self._handle.encode_ids(text, add_special_tokens, self._encoder(encoder))
+        return np.frombuffer(raw, dtype=np.uint32)
+
     def encode_batch(self, texts: Sequence[str | bytes], add_special_tokens: bool = True,
                      encoder: str = "bpe", threads: int | None = None) -> list[Encoding]:
         """Encodes many texts, in order. threads: how many at once (None: every core for a batch of
-        PARALLEL_MIN_BYTES or more, else one). The engine runs without the GIL and a handle needs no
-        lock, so each thread encodes its own slices of the batch on the same handle."""
+        PARALLEL_MIN_BYTES or more, else one). One call into the engine, which runs that many native
+        threads over this handle without the GIL (a handle needs no lock); each takes the next text."""
         texts = list(texts)
         enc = self._encoder(encoder)
-        n = plan_threads(texts, threads)
-        if n <= 1:
-            raws = self._handle.encode_batch(texts, add_special_tokens, enc)
-        else:
-            raws = []
-            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="tokinspect-encode") as pool:
-                for part in pool.map(lambda sl: self._handle.encode_batch(texts[sl], add_special_tokens, enc),
-                                     slices(texts, n * SLICES_PER_THREAD)):
-                    raws.extend(part)
+        raws = self._handle.encode_batch(texts, add_special_tokens, enc, plan_threads(texts, threads))
         return [Encoding.from_native(raw, self, self._surface(t, add_special_tokens, encoder))
                 for t, raw in zip(texts, raws)]
+
+    def encode_batch_ids(self, texts: Sequence[str | bytes], add_special_tokens: bool = True,
+                         encoder: str = "bpe", threads: int | None = None) -> list[np.ndarray]:
+        """`encode_ids` of many texts, in order, on `threads` native threads (as encode_batch): one
+        read-only uint32 array per text, each a view into one buffer the engine filled."""
+        texts = list(texts)
+        enc = self._encoder(encoder)
+        ids, counts = self._handle.encode_batch(texts, add_special_tokens, enc, plan_threads(texts, threads), True)
+        return split_ids(ids, counts)
 
     def _surface(self, text: str | bytes, add_special_tokens: bool,
                  encoder: str) -> Callable[[Encoding], dict[int, str]] | None:
@@ -276,7 +285,6 @@ class Tokenizer:
 
 
 PARALLEL_MIN_BYTES = 1 << 18   # below this a batch runs on one thread: starting threads costs more
-SLICES_PER_THREAD = 4          # a slow slice (one long text) leaves the other threads work to take
 
 
 def plan_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
@@ -290,17 +298,15 @@ def plan_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
     return min(os.cpu_count() or 1, len(texts))
 
 
-def slices(texts: Sequence[str | bytes], parts: int) -> list[slice]:
-    """Contiguous slices of about equal size (in characters or bytes), in order."""
-    total = sum(len(t) for t in texts) or 1
-    out, start, acc = [], 0, 0
-    for i, t in enumerate(texts):
-        acc += len(t)
-        if acc * parts >= total * (len(out) + 1) and i + 1 > start:
-            out.append(slice(start, i + 1))
-            start = i + 1
-    if start < len(texts):
-        out.append(slice(start, len(texts)))
+def split_ids(ids: bytes, counts: bytes) -> list[np.ndarray]:
+    """The engine's batch of ids (all ids as uint32, then each text's count as uint64) as one
+    read-only array per text, views into the one buffer."""
+    flat = np.frombuffer(ids, dtype=np.uint32)
+    ends = np.cumsum(np.frombuffer(counts, dtype=np.uint64)).tolist()
+    out, start = [], 0
+    for end in ends:
+        out.append(flat[start:end])
+        start = end
     return out
 
 

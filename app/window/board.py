@@ -31,6 +31,7 @@ from ..core.pieces import visible
 from ..core.tokenizer import ENCODERS as _ENCODERS
 from ..core.tokenizer import Tokenizer
 from .audit import RowsModel
+from .i18n import tr
 from .workers import Runner
 
 SECRET_WAIT = 300.0     # seconds a worker waits for the user to type a password
@@ -90,22 +91,22 @@ def text_rows(diffs: list[TextDiff]) -> list[tuple[str, ...]]:
     rows = []
     for i, d in enumerate(diffs):
         if d.board_ids is None:
-            result, first = "no board ids", d.board_error or ""
+            result, first = tr("no board ids"), d.board_error or ""
         elif d.same:
-            result, first = "identical", ""
+            result, first = tr("identical"), ""
         else:
-            result = f"{len(d.divergences)} divergent"
+            result = tr("{n} divergent").format(n=len(d.divergences))
             v = d.divergences[0]
-            first = ", ".join(v.rules) if v.rules else KIND_NAMES[v.kind]
-        explained = d.explained_by or ("" if d.board_ids is None else "no emulation")
+            first = ", ".join(v.rules) if v.rules else tr(KIND_NAMES[v.kind])
+        explained = d.explained_by or ("" if d.board_ids is None else tr("no emulation"))
         rows.append((str(i + 1), result, first, explained, visible(d.text[:200])))
     return rows
 
 
 def kind_rows(run: BoardRun, top: int = 30) -> list[tuple[str, ...]]:
     s = run.summary
-    rows = [(f"rule {k}", f"{c:,}") for k, c in s.per_rule.most_common()]
-    rows += [(KIND_NAMES[k], f"{c:,}") for k, c in s.per_kind.most_common()]
+    rows = [(tr("rule {rule}").format(rule=k), f"{c:,}") for k, c in s.per_rule.most_common()]
+    rows += [(tr(KIND_NAMES[k]), f"{c:,}") for k, c in s.per_kind.most_common()]
     for v, c in s.most_frequent(top):
         rows.append((f"{visible(v.host_bytes.decode('utf-8', 'replace'))!s}: {_pieces_text(v.host_pieces)} → "
                      f"{_pieces_text(v.board_pieces)}", f"{c:,}"))
@@ -114,7 +115,7 @@ def kind_rows(run: BoardRun, top: int = 30) -> list[tuple[str, ...]]:
 
 def divergence_rows(d: TextDiff) -> list[tuple[str, ...]]:
     """Per divergent span: where, the rules behind the board's side, both sides, and why in sentences."""
-    return [(f"{v.byte_span[0]}–{v.byte_span[1]}", ", ".join(v.rules) or KIND_NAMES[v.kind],
+    return [(f"{v.byte_span[0]}–{v.byte_span[1]}", ", ".join(v.rules) or tr(KIND_NAMES[v.kind]),
              _pieces_text(v.host_pieces), _pieces_text(v.board_pieces),
              "; ".join(f.sentence for f in v.findings) or v.reason) for v in d.divergences]
 
@@ -124,44 +125,50 @@ def board_prints_text(tok: Tokenizer, d: TextDiff | None) -> str:
     specials that did not arrive whole."""
     if d is None or d.board_ids is None:
         return ""
-    lines = [f"input:             {visible(d.text[:300])}",
-             f"the board prints:  {visible(printed(tok, d.board_ids)[:300])}",
-             f"explained by:      {d.explained_by or 'no emulation reproduces every id'}"]
+    lines = [tr("input:             {text}").format(text=visible(d.text[:300])),
+             tr("the board prints:  {text}").format(text=visible(printed(tok, d.board_ids)[:300])),
+             tr("explained by:      {engine}").format(engine=d.explained_by or tr("no emulation reproduces every id"))]
     for t, h, b in specials_arrived(tok, list(d.host_ids), list(d.board_ids)):
         if b != h:
-            lines.append(f"✘ {t}: {h} on the host, {b} arrived whole on the board")
+            lines.append(tr("✘ {token}: {host} on the host, {board} arrived whole on the board").format(
+                token=t, host=h, board=b))
     return "\n".join(lines)
 
 
 def identify_text(res: IdentifyRun) -> str:
     r: Identification | None = res.result
     if r is None:
-        return f"identify failed: {res.error}"
+        return tr("identify failed: {reason}").format(reason=res.error)
     agree = ", ".join(f"{k} {n}/{r.probes}" for k, n in r.agree.items())
     if r.engine:
-        head = f"The board runs {r.engine}: every one of {r.probes} probes reproduced."
+        head = tr("The board runs {engine}: every one of {n} probes reproduced.").format(engine=r.engine, n=r.probes)
     else:
-        head = f"No emulation reproduces every probe; closest: {r.closest}."
-        head += "".join(f"\n  {visible(p)}: board {b} | {r.closest} {h}" for p, b, h in r.differ[:6])
-    return head + f"\nagreement: {agree}" + (f"\n⚠ {res.error}" if res.error else "")
+        head = tr("No emulation reproduces every probe; closest: {engine}.").format(engine=r.closest)
+        head += "".join("\n  " + tr("{probe}: board {board} | {engine} {host}").format(
+            probe=visible(p), board=b, engine=r.closest, host=h) for p, b, h in r.differ[:6])
+    return (head + "\n" + tr("agreement: {list}").format(list=agree)
+            + (f"\n⚠ {res.error}" if res.error else ""))
 
 
 def summary_text(run: BoardRun) -> str:
     s = run.summary
-    parts = [f"{s.identical:,} of {s.texts:,} texts identical"]
+    parts = [tr("{same} of {n} texts identical").format(same=f"{s.identical:,}", n=f"{s.texts:,}")]
     if s.missing:
-        parts.append(f"{s.missing:,} without board ids")
+        parts.append(tr("{n} without board ids").format(n=f"{s.missing:,}"))
     if s.per_kind:
-        parts.append("divergences: " + ", ".join(f"{KIND_NAMES[k]} {c:,}" for k, c in s.per_kind.most_common()))
+        parts.append(tr("divergences: {list}").format(
+            list=", ".join(f"{tr(KIND_NAMES[k])} {c:,}" for k, c in s.per_kind.most_common())))
     if s.per_rule:
-        parts.append("rules: " + ", ".join(f"{k} {c:,}" for k, c in s.per_rule.most_common(6)))
+        parts.append(tr("rules: {list}").format(list=", ".join(f"{k} {c:,}" for k, c in s.per_rule.most_common(6))))
     if s.explained:
-        parts.append("explained by: " + ", ".join(f"{k or 'no emulation'} {c:,}" for k, c in s.explained.most_common()))
-    parts.append(f"board {run.board_seconds:.2f} s ({run.request.label}{', ' + run.build if run.build else ''}), "
-                 f"host {run.host_seconds:.2f} s")
-    text = "; ".join(parts) + "."
+        parts.append(tr("explained by: {list}").format(
+            list=", ".join(f"{k or tr('no emulation')} {c:,}" for k, c in s.explained.most_common())))
+    parts.append(tr("board {board} s ({how}), host {host} s").format(
+        board=f"{run.board_seconds:.2f}", how=run.request.label + (", " + run.build if run.build else ""),
+        host=f"{run.host_seconds:.2f}"))
+    text = tr("; ").join(parts) + tr(".")
     if run.error:
-        text += f"\n⚠ {run.error} (the results so far are shown)"
+        text += "\n⚠ " + tr("{reason} (the results so far are shown)").format(reason=run.error)
     return text
 
 
@@ -170,23 +177,27 @@ def checks_text(run: BoardRun) -> str:
     lines = []
     if c.facts is not None:
         f = c.facts
-        sign = {True: "signed", False: "unsigned", None: "unknown"}[f.char_signed]
-        target = f" (target {f.compiler_target})" if f.compiler_target else ""
-        lines.append(f"board: {f.uname_m}, compiler {f.compiler_version or 'not found'}{target}, char {sign}")
+        sign = {True: tr("signed"), False: tr("unsigned"), None: tr("unknown")}[f.char_signed]
+        target = tr(" (target {target})").format(target=f.compiler_target) if f.compiler_target else ""
+        lines.append(tr("board: {machine}, compiler {compiler}{target}, char {sign}").format(
+            machine=f.uname_m, compiler=f.compiler_version or tr("not found"), target=target, sign=sign))
     if c.board is not None:
-        lines.append(f"board file {c.board.what}: {c.board.size:,} bytes, sha256 {c.board.sha256}")
+        lines.append(tr("board file {what}: {size} bytes, sha256 {sha256}").format(
+            what=c.board.what, size=f"{c.board.size:,}", sha256=c.board.sha256))
     if c.host is not None:
-        lines.append(f"host file {c.host.what}: {c.host.size:,} bytes, sha256 {c.host.sha256}")
+        lines.append(tr("host file {what}: {size} bytes, sha256 {sha256}").format(
+            what=c.host.what, size=f"{c.host.size:,}", sha256=c.host.sha256))
     if c.same_file is True:
-        lines.append("✔ the board's tokenizer file is the host's")
+        lines.append(tr("✔ the board's tokenizer file is the host's"))
     elif c.same_file is False:
-        lines.append("✘ the board's tokenizer file differs from the host's")
+        lines.append(tr("✘ the board's tokenizer file differs from the host's"))
     if c.vocab is not None:
         d = c.vocab
         shown = ", ".join(f"id {e.id}: host {e.a.hex(' ') if e.a is not None else '-'} / board "
                           f"{e.b.hex(' ') if e.b is not None else '-'}" for e in d.differences[:5])
-        lines.append(f"vocab.bin entries: host {d.entries_a:,}, board {d.entries_b:,}; "
-                     f"{len(d.differences):,} differ{': ' + shown if shown else ''}")
+        lines.append(tr("vocab.bin entries: host {host}, board {board}; {n} differ").format(
+            host=f"{d.entries_a:,}", board=f"{d.entries_b:,}", n=f"{len(d.differences):,}")
+            + (": " + shown if shown else ""))
     lines += c.notes
     return "\n".join(lines)
 
@@ -218,12 +229,13 @@ class BoardModel(QObject):
         self._cancel = threading.Event()
         self._secret_ready = threading.Event()
         self._secret: str | None = None
-        self._connector = Runner(parent=self)
+        self._connector = Runner(parent=self, expected=(BoardError,))
         self._connector.finished.connect(self._on_connected)
         self._connector.failed.connect(self._on_connect_failed)
-        self._runner = Runner(parent=self)
+        self._runner = Runner(parent=self, expected=(BoardError,))
         self._runner.finished.connect(self._on_finished)
-        self._runner.failed.connect(self.failed)
+        self._runner.failed.connect(
+            lambda msg: self.failed.emit(tr("The board run failed: {reason}").format(reason=msg)))
         for r in (self._connector, self._runner):
             r.busy.connect(lambda _b: self.busyChanged.emit(self.busy))
 
@@ -240,14 +252,14 @@ class BoardModel(QObject):
         try:
             return self.store.load()
         except BoardError as exc:
-            self.failed.emit(str(exc))
+            self.failed.emit(tr("Board profiles: {reason}").format(reason=exc))
             return []
 
     def save_profile(self, p: Profile) -> None:
         try:
             self.store.put(p)
         except BoardError as exc:
-            self.failed.emit(str(exc))
+            self.failed.emit(tr("Board profiles: {reason}").format(reason=exc))
             return
         self.profilesChanged.emit()
 
@@ -255,7 +267,7 @@ class BoardModel(QObject):
         try:
             self.store.remove(name)
         except BoardError as exc:
-            self.failed.emit(str(exc))
+            self.failed.emit(tr("Board profiles: {reason}").format(reason=exc))
             return
         self.profilesChanged.emit()
 
@@ -277,7 +289,7 @@ class BoardModel(QObject):
             self.conn.close()
             self.conn = None
             self.connectedChanged.emit(False)
-        self.statusChanged.emit(f"connecting to {p.label}…")
+        self.statusChanged.emit(tr("connecting to {board}…").format(board=p.label))
         known, app_known = self.known_hosts, self.app_known_hosts
 
         def work(ev: threading.Event, gen: int) -> BoardConnection | HostKeyUnknown:
@@ -294,7 +306,7 @@ class BoardModel(QObject):
         try:
             exc.accept(self.app_known_hosts)
         except OSError as e:
-            self.failed.emit(f"cannot write {self.app_known_hosts}: {e}")
+            self.failed.emit(tr("cannot write {path}: {reason}").format(path=self.app_known_hosts, reason=e))
             return
         self.connect_board(p)
 
@@ -302,26 +314,26 @@ class BoardModel(QObject):
         if self.conn is not None:
             self.conn.close()
         self.conn = None
-        self.statusChanged.emit("not connected")
+        self.statusChanged.emit(tr("not connected"))
         self.connectedChanged.emit(False)
 
     def _on_connected(self, r: BoardConnection | HostKeyUnknown) -> None:
         if isinstance(r, HostKeyUnknown):
-            self.statusChanged.emit("host key not known: refused")
+            self.statusChanged.emit(tr("host key not known: refused"))
             self.hostKeyUnknown.emit(r)
             return
         self.conn = r
-        self.statusChanged.emit(f"connected to {r.profile.label}")
+        self.statusChanged.emit(tr("connected to {board}").format(board=r.profile.label))
         self.connectedChanged.emit(True)
 
     def _on_connect_failed(self, msg: str) -> None:
-        self.statusChanged.emit("not connected")
-        self.failed.emit(msg)
+        self.statusChanged.emit(tr("not connected"))
+        self.failed.emit(tr("Cannot connect to the board: {reason}").format(reason=msg))
 
     # ---- a run -------------------------------------------------------------------------------------------
     def start(self, req: DiffRequest, tok: Tokenizer) -> None:
         if self.conn is not None and not req.texts:
-            self.failed.emit("No texts: type some (one per line) or open a corpus file.")
+            self.failed.emit(tr("No texts: type some (one per line) or open a corpus file."))
             return
         self._submit(lambda conn, cancel: run_diff(conn, req, tok, cancel=cancel, progress=self._progress))
 
@@ -336,15 +348,15 @@ class BoardModel(QObject):
         """Runs job(conn, cancel) in the worker, the connection reopened first if it dropped."""
         conn = self.conn
         if conn is None:
-            self.failed.emit("Connect to a board first.")
+            self.failed.emit(tr("Connect to a board first."))
             return
         self._cancel = cancel = threading.Event()
 
         def work(ev: threading.Event, gen: int) -> object:
             if not conn.is_alive:
-                self.statusChanged.emit("reconnecting…")
+                self.statusChanged.emit(tr("reconnecting…"))
                 conn.reconnect()
-                self.statusChanged.emit(f"connected to {conn.profile.label}")
+                self.statusChanged.emit(tr("connected to {board}").format(board=conn.profile.label))
             return job(conn, cancel)
 
         self._runner.submit(work)
@@ -368,7 +380,7 @@ class BoardModel(QObject):
         self.kinds.set_rows(kind_rows(run))
         self.select(next((i for i, d in enumerate(run.diffs) if not d.same), 0 if run.diffs else -1))
         if self.conn is not None and not self.conn.is_alive:
-            self.statusChanged.emit("connection lost (it is reopened on the next run)")
+            self.statusChanged.emit(tr("connection lost (it is reopened on the next run)"))
             self.connectedChanged.emit(False)
         self.runFinished.emit(run)
 

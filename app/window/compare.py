@@ -21,7 +21,7 @@ from ..analysis.recipe import RecipeReport, compare_recipe
 from ..analysis.text import analyze
 from ..core.pieces import visible
 from ..core.tokenizer import Tokenizer
-from .document import Document
+from .document import EMBEDDED_NAMES, Document
 from .i18n import tr
 from .workers import Runner
 
@@ -38,6 +38,12 @@ class CompareResult:
     label_b: str
     # when one side is a GGUF and the other is not: where llama.cpp's recipe differs (analysis/recipe.py)
     recipe: RecipeReport | None = None
+
+
+def _shown(tok: Tokenizer) -> str:
+    """A tokenizer's name in the window's language (the embedded defaults' names are words: the catalog
+    has them, document.py's shown_name too)."""
+    return tr(tok.name) if tok.name in EMBEDDED_NAMES else tok.name
 
 
 def byte_to_utf16(data: bytes) -> np.ndarray:
@@ -107,8 +113,8 @@ class CompareModel(QObject):
             return
         tok_b = self.tok_b or tok_a
         enc_b, special = self.encoder_b, self.doc.add_special_tokens
-        label_a = f"A: {tok_a.name} [{a.encoder}]"
-        label_b = f"B: {tok_b.name} [{enc_b}]"
+        label_a = f"A: {_shown(tok_a)} [{a.encoder}]"
+        label_b = f"B: {_shown(tok_b)} [{enc_b}]"
 
         def work(ev: object, gen: int) -> CompareResult:
             b = analyze(tok_b, a.text, gen, encoder=enc_b, add_special_tokens=special, with_trace=False)
@@ -127,7 +133,7 @@ class CompareModel(QObject):
         with self._recipe_lock:
             if self._recipe_key != key:
                 gguf, other = (tok_a, tok_b) if tok_a.format == "gguf" else (tok_b, tok_a)
-                self._recipe_report = compare_recipe(gguf, other, [])
+                self._recipe_report = compare_recipe(gguf, other, [], tr)
                 self._recipe_key = key
             return self._recipe_report
 

@@ -94,12 +94,13 @@ class ContractModel(QObject):
         if self.contract is None:
             return tr("Open a contract.json (tokinspect contract freeze) to check the open tokenizer against it.")
         if self.report is None:
-            return f"{self.path}: checking…"
+            return tr("{path}: checking…").format(path=self.path)
         rep = self.report
         failed = sum(not s.ok for s in rep.samples)
-        head = "holds" if rep.ok else "changed: " + ", ".join(rep.layers)
-        return f"{self.path.name if self.path else ''}: {head}  ·  {len(rep.samples) - failed} of " \
-               f"{len(rep.samples)} samples pass"
+        head = tr("holds") if rep.ok else tr("changed: {layers}").format(layers=", ".join(rep.layers))
+        return tr("{name}: {verdict}  ·  {passed} of {n} samples pass").format(
+            name=self.path.name if self.path else "", verdict=head, passed=len(rep.samples) - failed,
+            n=len(rep.samples))
 
     def facts(self) -> list[str]:
         """The findings that are not about one sample (files, pipeline, specials, template, fingerprint)."""

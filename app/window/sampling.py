@@ -35,6 +35,7 @@ from ..sampling.sampler import (
     sample,
 )
 from ..sampling.settings import PRESETS, SamplerSettings
+from .engine_text import engine_text
 from .i18n import tr
 from .workers import Coalescer, Runner
 
@@ -128,7 +129,8 @@ def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[Stag
         return np.ones(ids.shape[0], dtype=bool)
 
     first, last = r.stages[0], r.stages[-1]
-    out = [StagePlot("input", _title(first), labels(tops[0][0]), *tops[0], every(tops[0][0]), first.cutoff)]
+    out = [StagePlot("input", _title(first), labels(tops[0][0]), *tops[0], every(tops[0][0]),
+                     engine_text(first.cutoff))]
     for k, (prev, st) in enumerate(zip(r.stages, r.stages[1:])):
         ids, probs = tops[k]
         if st.ids.shape[0] == prev.ids.shape[0]:        # a stage never adds candidates: it kept them all
@@ -137,21 +139,22 @@ def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[Stag
             mask = np.zeros(int(max(ids.max(initial=0), st.ids.max(initial=0))) + 1, dtype=bool)
             mask[st.ids] = True
             kept = mask[ids]
-        out.append(StagePlot(st.name, _title(st), labels(ids), ids, probs, kept, st.cutoff))
+        out.append(StagePlot(st.name, _title(st), labels(ids), ids, probs, kept, engine_text(st.cutoff)))
     ids, probs = tops[-1]
-    out.append(StagePlot("final", _title(last, "final"), labels(ids), ids, probs, every(ids), last.cutoff))
+    out.append(StagePlot("final", _title(last, "final"), labels(ids), ids, probs, every(ids), engine_text(last.cutoff)))
     return out
 
 
-def _fate(r: SampleResult, i: int) -> str:
+def _fate(r: SampleResult, i: int) -> tuple[str, bool]:
+    """The final probability of id i (kept), or the stage that cut it."""
     final = r.stages[-1]
     hit = np.nonzero(final.ids == i)[0]
     if hit.size:
-        return f"{float(final.probs[hit[0]]):.4f}"
+        return f"{float(final.probs[hit[0]]):.4f}", True
     for st in r.stages[1:]:
         if not np.any(st.ids == i):
-            return f"cut by {st.name}"
-    return "cut"
+            return tr("cut by {stage}").format(stage=st.name), False
+    return tr("cut"), False
 
 
 def compare_engines(row: np.ndarray, s: SamplerSettings, tok: Tokenizer | None,
@@ -163,12 +166,13 @@ def compare_engines(row: np.ndarray, s: SamplerSettings, tok: Tokenizer | None,
     ids, _ = _top(first.ids, first.probs, top_n)
     fates = []
     for i in ids.tolist():
-        cells = tuple(_fate(r, i) for r in results)
-        kept = [not c.startswith("cut") for c in cells]
+        fate = [_fate(r, i) for r in results]
+        cells = tuple(c for c, _ in fate)
+        kept = [k for _, k in fate]
         fates.append(Fate(i, token_label(tok, i, 16), cells, any(kept) and not all(kept)))
     drawn = []
     for e, (_, d) in zip(ENGINES, runs):
-        mark = "" if PRESETS[e].reproducible else " (not reproducible)"
+        mark = "" if PRESETS[e].reproducible else tr(" (not reproducible)")
         drawn.append(f"{int(d.ids[0])} {token_label(tok, int(d.ids[0]), 16)!r}{mark}")
     return fates, tuple(drawn)
 
@@ -227,13 +231,13 @@ class SamplingModel(QObject):
     def load_bigram(self, text: str, label: str) -> None:
         tok = self.tokenizer
         if tok is None:
-            self.failed.emit("Open a tokenizer first: the bigram demo counts its tokens.")
+            self.failed.emit(tr("Open a tokenizer first: the bigram demo counts its tokens."))
             return
         from ..sampling.demo import bigram_logits
 
         def work(ev: threading.Event, gen: int) -> LogitsSource:
-            src = bigram_logits(tok, text)
-            src.label = f"{src.label} (text: {label})"
+            src = bigram_logits(tok, text, translate=tr)
+            src.label = tr("{label} (text: {source})").format(label=src.label, source=label)
             return src
 
         self._loader.submit(work)
@@ -315,8 +319,8 @@ class SamplingModel(QObject):
             observed = np.array([counts[pos[int(i)]] for i in ids], dtype=np.float64) / max(n, 1)
             label = f"{first} {token_label(tok, first, 24)!r} (p = {prob:.4f})"
             if outside:
-                why = next((x for x in r.notes if "fallback" in x), "an engine fallback")
-                label += f"; {outside:,} draw(s) outside the final candidates ({why})"
+                why = next((engine_text(x) for x in r.notes if "fallback" in x), tr("an engine fallback"))
+                label += tr("; {n} draw(s) outside the final candidates ({why})").format(n=f"{outside:,}", why=why)
             return DrawView(n, d, label, ids, [token_label(tok, int(i)) for i in ids], probs, observed, stat, dof, p)
 
         self._drawer.submit(work)

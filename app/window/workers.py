@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..analysis.text import Cancelled
 
@@ -39,10 +39,12 @@ class Job(QRunnable):
     "deallocating None" within seconds under a busy event loop).
     """
 
-    def __init__(self, generation: int, fn: Callable[[threading.Event], object]) -> None:
+    def __init__(self, generation: int, fn: Callable[[threading.Event], object],
+                 expected: tuple[type[Exception], ...] = ()) -> None:
         super().__init__()
         self.generation = generation
         self.fn = fn
+        self.expected = expected
         self.cancel = threading.Event()
         self.signals = _Signals()
         self.setAutoDelete(False)
@@ -63,7 +65,8 @@ class Job(QRunnable):
             return
         except Exception as exc:  # reported to the UI thread, which shows it
             msg = str(exc) or type(exc).__name__
-            if not isinstance(exc, (OSError, ValueError)) and type(exc).__name__ != "TokenizerError":
+            # an expected failure is its reason alone; anything else carries where it came from
+            if not isinstance(exc, (OSError, ValueError, *self.expected)) and type(exc).__name__ != "TokenizerError":
                 msg = f"{type(exc).__name__}: {msg}\n\n{traceback.format_exc(limit=3)}"
             self._emit(self.signals.failed, msg)
             return
@@ -81,16 +84,19 @@ class Runner(QObject):
     """One lane of work: at most one current job; newer requests supersede older ones.
 
     finished(result) and failed(message) fire only for the current generation.
-    busy(bool) turns on when a job starts and off when the current one ends.
+    busy(bool) turns on when a job starts and off when the current one ends. `expected`: the
+    exception types whose message is the whole report (a reason for the user, no traceback).
     """
 
     finished = Signal(object)
     failed = Signal(str)
     busy = Signal(bool)
 
-    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None) -> None:
+    def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None,
+                 expected: tuple[type[Exception], ...] = ()) -> None:
         super().__init__(parent)
         self.pool = pool or QThreadPool.globalInstance()
+        self.expected = expected
         self.generation = 0
         self._job: Job | None = None
         self._alive: set[Job] = set()   # jobs the pool runs; dropped on `ended`, in this thread
@@ -104,7 +110,7 @@ class Runner(QObject):
         self._cancel_current()
         self.generation += 1
         gen = self.generation
-        job = Job(gen, lambda ev: fn(ev, gen))
+        job = Job(gen, lambda ev: fn(ev, gen), self.expected)
         job.signals.done.connect(self._on_done)
         job.signals.failed.connect(self._on_failed)
         job.signals.ended.connect(lambda: self._alive.discard(job))
@@ -181,29 +187,6 @@ class Coalescer(QObject):
     def _on_failed(self, msg: str) -> None:
         self._next()
         self.failed.emit(msg)
-
-
-class Debouncer(QObject):
-    """Calls `fire` once typing pauses: the delay grows with the text length
-    (short texts feel instant; 100k characters wait a little longer)."""
-
-    def __init__(self, fire: Callable[[], Any], parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(fire)
-
-    @staticmethod
-    def delay_for(length: int) -> int:
-        return 0 if length < 5_000 else 15 if length < 50_000 else 30 if length < 500_000 else 150
-
-    def poke(self, length: int) -> None:
-        self._timer.start(self.delay_for(length))
-
-    def flush(self) -> None:
-        if self._timer.isActive():
-            self._timer.stop()
-            self._timer.timeout.emit()
 
 
 def read_text_file(path: Path) -> str:

@@ -273,12 +273,57 @@ static PyObject *Tok_encode(TokObject *self, PyObject *args) {
     return res;
 }
 
-/* encode_batch(list, add_special): all texts encoded with the GIL released. */
-static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
-    PyObject *seq;
+/* encode_ids(text, add_special, encoder) -> the ids as uint32 bytes (no offsets computed) */
+static PyObject *Tok_encode_ids(TokObject *self, PyObject *args) {
+    PyObject *text;
     int add_special = 1;
     const char *encname = NULL;
-    if (!PyArg_ParseTuple(args, "O|pz", &seq, &add_special, &encname)) return NULL;
+    if (!PyArg_ParseTuple(args, "O|pz", &text, &add_special, &encname)) return NULL;
+    tc_encoder enc;
+    if (parse_encoder(encname, &enc) != 0) return NULL;
+    text_arg t;
+    if (get_text(text, &t) != 0) return NULL;
+    tc_encoding e;
+    memset(&e, 0, sizeof e);
+    tc_error err = {0};
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_encode_flags(self->tok, t.p, t.n, add_special, enc, TC_ENCODE_IDS_ONLY, &e, NULL, &err);
+    Py_END_ALLOW_THREADS
+    release_text(&t);
+    if (r != TC_OK) { tc_encoding_free(&e); return raise_tc(&err); }
+    PyObject *res = PyBytes_FromStringAndSize((const char *)e.ids, (Py_ssize_t)(e.n * 4));
+    tc_encoding_free(&e);
+    return res;
+}
+
+/* The ids of a batch as one buffer: (ids as uint32 bytes, token count per text as uint64 bytes). */
+static PyObject *batch_ids_tuple(const tc_encoding *es, Py_ssize_t n) {
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) total += es[i].n;
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * 4));
+    PyObject *counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((size_t)n * 8));
+    if (!ids || !counts) { Py_XDECREF(ids); Py_XDECREF(counts); return NULL; }
+    char *p = PyBytes_AS_STRING(ids);
+    char *q = PyBytes_AS_STRING(counts);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (es[i].n) memcpy(p, es[i].ids, es[i].n * 4);
+        p += es[i].n * 4;
+        uint64_t k = es[i].n;
+        memcpy(q + (size_t)i * 8, &k, 8);
+    }
+    return Py_BuildValue("(NN)", ids, counts);
+}
+
+/* encode_batch(list, add_special, encoder, threads=1, ids_only=False): all texts encoded with the GIL
+ * released, on `threads` native threads over this handle (tc_encode_batch). Full: a list of
+ * (ids, offsets, char_offsets, special) tuples; ids_only: batch_ids_tuple. */
+static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
+    PyObject *seq;
+    int add_special = 1, ids_only = 0;
+    const char *encname = NULL;
+    unsigned int threads = 1;
+    if (!PyArg_ParseTuple(args, "O|pzIp", &seq, &add_special, &encname, &threads, &ids_only)) return NULL;
     tc_encoder enc;
     if (parse_encoder(encname, &enc) != 0) return NULL;
     PyObject *fast = PySequence_Fast(seq, "encode_batch expects a sequence of str or bytes");
@@ -286,18 +331,24 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     text_arg *ts = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ts);
     tc_encoding *es = PyMem_Calloc((size_t)(n ? n : 1), sizeof *es);
+    const uint8_t **ptrs = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ptrs);
+    size_t *lens = PyMem_Calloc((size_t)(n ? n : 1), sizeof *lens);
     PyObject *res = NULL;
     Py_ssize_t got = 0;
-    if (!ts || !es) { PyErr_NoMemory(); goto out; }
-    for (; got < n; got++)
+    if (!ts || !es || !ptrs || !lens) { PyErr_NoMemory(); goto out; }
+    for (; got < n; got++) {
         if (get_text(PySequence_Fast_GET_ITEM(fast, got), &ts[got]) != 0) goto out;
+        ptrs[got] = ts[got].p;
+        lens[got] = ts[got].n;
+    }
     tc_error err = {0};
-    int r = TC_OK;
+    int r;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n && r == TC_OK; i++)
-        r = tc_encode_ex(self->tok, ts[i].p, ts[i].n, add_special, enc, &es[i], NULL, &err);
+    r = tc_encode_batch(self->tok, ptrs, lens, (size_t)n, add_special, enc, ids_only ? TC_ENCODE_IDS_ONLY : 0u,
+                        threads, es, NULL, &err);
     Py_END_ALLOW_THREADS
     if (r != TC_OK) { raise_tc(&err); goto out; }
+    if (ids_only) { res = batch_ids_tuple(es, n); goto out; }
     res = PyList_New(n);
     if (!res) goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -310,6 +361,8 @@ out:
     if (es) for (Py_ssize_t i = 0; i < n; i++) tc_encoding_free(&es[i]);
     PyMem_Free(ts);
     PyMem_Free(es);
+    PyMem_Free(ptrs);
+    PyMem_Free(lens);
     Py_DECREF(fast);
     return res;
 }
@@ -522,7 +575,8 @@ static PyMethodDef Tok_methods[] = {
     {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens, encoder) -> (ids, offsets, char_offsets, special) as bytes"},
     {"prepare", (PyCFunction)Tok_prepare, METH_VARARGS, "prepare(encoder): build the encoder's index"},
     {"is_prepared", (PyCFunction)Tok_is_prepared, METH_VARARGS, "is_prepared(encoder) -> bool"},
-    {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens) -> list of tuples"},
+    {"encode_ids", (PyCFunction)Tok_encode_ids, METH_VARARGS, "encode_ids(text, add_special_tokens, encoder) -> ids as uint32 bytes (no offsets computed)"},
+    {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens, encoder, threads=1, ids_only=False) -> list of tuples, or ids_only: (ids uint32 bytes, counts uint64 bytes)"},
     {"trace", (PyCFunction)Tok_trace, METH_VARARGS, "trace(text, add_special_tokens) -> dict"},
     {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},
     {"id_to_token", (PyCFunction)Tok_id_to_token, METH_VARARGS, "stored token string or None"},
@@ -697,8 +751,86 @@ static int sem_lookup(const char *name, int *out) {
     return 0;
 }
 
+/* A sampler workspace held by a Python object (a capsule): `busy` is set and
+ * cleared with the GIL held, so a second thread reaching the same workspace
+ * while a run holds it (the GIL released) takes a workspace of its own. */
+typedef struct py_sws {
+    tc_sampler_ws *ws;
+    int busy;
+} py_sws;
+
+#define SWS_NAME "tokinspect.sampler_workspace"
+
+static void sws_destroy(PyObject *cap) {
+    py_sws *w = PyCapsule_GetPointer(cap, SWS_NAME);
+    if (!w) { PyErr_Clear(); return; }
+    tc_sampler_ws_free(w->ws);
+    free(w);
+}
+
+/* sampler_workspace(n_vocab) -> an opaque workspace for sampler_run */
+static PyObject *mod_sampler_workspace(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n)) return NULL;
+    if (n < 1 || n > INT32_MAX) return PyErr_Format(PyExc_ValueError, "n_vocab %zd outside 1..2^31-1", n);
+    py_sws *w = calloc(1, sizeof *w);
+    if (!w || !(w->ws = tc_sampler_ws_new((uint32_t)n))) { free(w); return PyErr_NoMemory(); }
+    PyObject *cap = PyCapsule_New(w, SWS_NAME, sws_destroy);
+    if (!cap) { tc_sampler_ws_free(w->ws); free(w); }
+    return cap;
+}
+
+/* sampler_workspace_bytes(ws) -> bytes the workspace holds */
+static PyObject *mod_sampler_workspace_bytes(PyObject *mod, PyObject *arg) {
+    (void)mod;
+    py_sws *w = PyCapsule_GetPointer(arg, SWS_NAME);
+    if (!w) return NULL;
+    return PyLong_FromSize_t(tc_sampler_ws_bytes(w->ws));
+}
+
+/* out[j] = ids[j] is among s's ids, for m <= 2^20 ids: one pass over s with
+ * the ids in a small open-addressed set (power-of-two slots, linear probing) */
+static void sstage_member(const tc_sstage *s, const int32_t *ids, uint32_t m, unsigned char *out) {
+    uint32_t cap = 16;
+    while (cap < 2 * m) cap *= 2;
+    int32_t *slot = malloc(cap * sizeof *slot);
+    uint32_t *pos = malloc(cap * sizeof *pos);
+    memset(out, 0, m);
+    if (!slot || !pos) {   /* no memory for the set: the plain scan */
+        for (uint32_t j = 0; j < m; j++)
+            for (uint32_t i = 0; i < s->n && !out[j]; i++) out[j] = s->ids[i] == ids[j];
+        free(slot);
+        free(pos);
+        return;
+    }
+    for (uint32_t k = 0; k < cap; k++) slot[k] = -1;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t h = ((uint32_t)ids[j] * 2654435761u) & (cap - 1);
+        while (slot[h] >= 0 && slot[h] != ids[j]) h = (h + 1) & (cap - 1);
+        slot[h] = ids[j];
+        pos[h] = j;
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t h = ((uint32_t)s->ids[i] * 2654435761u) & (cap - 1);
+        while (slot[h] >= 0) {
+            if (slot[h] == s->ids[i]) { out[pos[h]] = 1; break; }
+            h = (h + 1) & (cap - 1);
+        }
+    }
+    free(slot);
+    free(pos);
+}
+
 /* sampler_run(logits: float32 buffer, preset, temperature, top_k, top_p, min_p,
- *             seed, order: "a,b", semantics: "stage=engine,..", n_draws) -> dict */
+ *             seed, order: "a,b", semantics: "stage=engine,..", n_draws
+ *             [, chunk, callback, workspace, top_n]) -> dict
+ * workspace: from sampler_workspace (None: one for this call). top_n > 0 adds
+ * to each stage its top_n candidates by probability (ids, probs bytes) and
+ * which of the previous stage's top_n it kept (bytes of 0/1). full_max >= 0:
+ * a stage with more candidates than that, other than the last, comes without
+ * its ids and probs (empty bytes): a caller that plots the tops does not pay
+ * for copying every full-vocabulary stage. */
 static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     (void)mod;
     Py_buffer b;
@@ -706,18 +838,22 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     float T, tp, mp;
     int top_k;
     unsigned long long seed;
-    Py_ssize_t n_draws, chunk = 0;
-    PyObject *callback = Py_None;
-    if (!PyArg_ParseTuple(args, "y*sfiffKssn|nO", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &n_draws,
-                          &chunk, &callback))
+    Py_ssize_t n_draws, chunk = 0, top_n = 0, full_max = -1;
+    PyObject *callback = Py_None, *wsobj = Py_None;
+    if (!PyArg_ParseTuple(args, "y*sfiffKssn|nOOnn", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics,
+                          &n_draws, &chunk, &callback, &wsobj, &top_n, &full_max))
         return NULL;
     const int stream = callback != Py_None;
+    py_sws *pw = NULL;
+    tc_sampler_ws *tmp_ws = NULL, *ws = NULL;
+    PyObject *res = NULL;
+    if (wsobj != Py_None && !(pw = PyCapsule_GetPointer(wsobj, SWS_NAME))) goto out;
+    if (top_n < 0 || top_n > 1 << 20) { PyErr_Format(PyExc_ValueError, "top_n %zd out of range", top_n); goto out; }
     tc_sampler_params p;
     memset(&p, 0, sizeof p);
     p.temperature = T; p.top_k = top_k; p.top_p = tp; p.min_p = mp; p.seed = seed;
     for (int i = 0; i < 4; i++) p.semantics[i] = TC_SEM_LLAMA;
     int idx[4];
-    PyObject *res = NULL;
     if (b.len % 4 != 0 || b.len == 0 || b.len / 4 > INT32_MAX) {
         PyErr_Format(PyExc_ValueError, "logits: need 1..2^31-1 float32 values (%zd bytes)", b.len);
         goto out;
@@ -745,9 +881,11 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     const Py_ssize_t held = stream ? (chunk < n_draws ? chunk : n_draws) : n_draws;
     int32_t *draws = malloc((size_t)(held ? held : 1) * sizeof *draws);
     if (!draws) { PyErr_NoMemory(); goto out; }
+    if (pw && !pw->busy) { ws = pw->ws; pw->busy = 1; }
+    else if (!(ws = tmp_ws = tc_sampler_ws_new((uint32_t)(b.len / 4)))) { free(draws); PyErr_NoMemory(); goto out; }
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = tc_sampler_run((const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
+    rc = tc_sampler_run_ws(ws, (const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
     if (rc == TC_OK && !stream) rc = tc_sampler_draw(&r, &p, (uint32_t)n_draws, draws, &st, &err);
     Py_END_ALLOW_THREADS
     if (rc == TC_OK && stream) {
@@ -779,11 +917,37 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
         goto out;
     }
     PyObject *stages = PyList_New(r.n_stages);
+    int32_t *top_ids = top_n ? malloc((size_t)top_n * sizeof *top_ids) : NULL;
+    double *top_p = top_n ? malloc((size_t)top_n * sizeof *top_p) : NULL;
+    if (top_n && (!top_ids || !top_p)) { Py_CLEAR(stages); PyErr_NoMemory(); }
+    unsigned char *kept = top_n ? malloc((size_t)top_n) : NULL;
+    int32_t *prev_top = top_n ? malloc((size_t)top_n * sizeof *prev_top) : NULL;
+    uint32_t prev_m = 0;
+    if (top_n && (!kept || !prev_top)) { Py_CLEAR(stages); PyErr_NoMemory(); }
     for (int i = 0; stages && i < r.n_stages; i++) {
         const tc_sstage *g = &r.stages[i];
-        PyObject *t = Py_BuildValue("(sy#y#ddns)", g->name, (const char *)g->ids, (Py_ssize_t)(g->n * sizeof(int32_t)),
-                                    (const char *)g->probs, (Py_ssize_t)(g->n * sizeof(double)), g->kept_mass,
-                                    g->entropy_bits, (Py_ssize_t)g->n, g->cutoff);
+        const Py_ssize_t nf = full_max >= 0 && (Py_ssize_t)g->n > full_max && i + 1 < r.n_stages ? 0 : (Py_ssize_t)g->n;
+        PyObject *t;
+        if (top_n) {
+            /* which of the previous stage's top ids this stage kept (a stage never adds ids: same count, all) */
+            uint32_t nk = i ? prev_m : 0;
+            if (i) {
+                if (g->n == r.stages[i - 1].n) memset(kept, 1, nk);
+                else sstage_member(g, prev_top, nk, kept);
+            }
+            const uint32_t m = tc_sstage_top(g, (uint32_t)top_n, top_ids, top_p);
+            t = Py_BuildValue("(sy#y#ddnsy#y#y#)", g->name, (const char *)g->ids, nf * (Py_ssize_t)sizeof(int32_t),
+                              (const char *)g->probs, nf * (Py_ssize_t)sizeof(double), g->kept_mass,
+                              g->entropy_bits, (Py_ssize_t)g->n, g->cutoff, (const char *)top_ids,
+                              (Py_ssize_t)(m * sizeof(int32_t)), (const char *)top_p, (Py_ssize_t)(m * sizeof(double)),
+                              (const char *)kept, (Py_ssize_t)nk);
+            memcpy(prev_top, top_ids, m * sizeof *top_ids);
+            prev_m = m;
+        } else {
+            t = Py_BuildValue("(sy#y#ddns)", g->name, (const char *)g->ids, (Py_ssize_t)(g->n * sizeof(int32_t)),
+                              (const char *)g->probs, (Py_ssize_t)(g->n * sizeof(double)), g->kept_mass,
+                              g->entropy_bits, (Py_ssize_t)g->n, g->cutoff);
+        }
         if (!t) { Py_CLEAR(stages); break; }
         PyList_SET_ITEM(stages, i, t);
     }
@@ -791,8 +955,69 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
         res = Py_BuildValue("{s:s,s:N,s:O,s:s,s:y#,s:s,s:s}", "preset", tc_sampler_preset_name(r.preset), "stages", stages,
                             "greedy", r.greedy ? Py_True : Py_False, "notes", r.notes, "draws", (const char *)draws,
                             stream ? (Py_ssize_t)0 : (Py_ssize_t)(n_draws * (Py_ssize_t)sizeof(int32_t)), "rng_before", st.before, "rng_after", st.after);
+    free(top_ids);
+    free(top_p);
+    free(kept);
+    free(prev_top);
     tc_sresult_free(&r);
     free(draws);
+out:
+    if (ws && ws != tmp_ws) pw->busy = 0;
+    tc_sampler_ws_free(tmp_ws);
+    PyBuffer_Release(&b);
+    return res;
+}
+
+/* sampler_repeat(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, runs, workspace) -> None:
+ * the sampler `runs` times on one workspace with the GIL released and no Python
+ * result built: what a run costs in C (bench/sampler.py times the call) */
+static PyObject *mod_sampler_repeat(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    const char *preset, *order, *semantics;
+    float T, tp, mp;
+    int top_k;
+    unsigned long long seed;
+    Py_ssize_t runs;
+    PyObject *wsobj;
+    if (!PyArg_ParseTuple(args, "y*sfiffKssnO", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &runs,
+                          &wsobj))
+        return NULL;
+    PyObject *res = NULL;
+    py_sws *pw = PyCapsule_GetPointer(wsobj, SWS_NAME);
+    tc_sampler_params p;
+    memset(&p, 0, sizeof p);
+    p.temperature = T; p.top_k = top_k; p.top_p = tp; p.min_p = mp; p.seed = seed;
+    for (int i = 0; i < 4; i++) p.semantics[i] = TC_SEM_LLAMA;
+    int idx[4];
+    if (!pw) goto out;
+    if (pw->busy) { PyErr_SetString(PyExc_ValueError, "the workspace is in use by another run"); goto out; }
+    if (b.len % 4 != 0 || b.len == 0 || b.len / 4 > INT32_MAX || runs < 0) {
+        PyErr_SetString(PyExc_ValueError, "need 1..2^31-1 float32 logits and runs >= 0");
+        goto out;
+    }
+    if (tc_sampler_preset_from_name(preset, &p.preset) != 0) { PyErr_Format(PyExc_ValueError, "unknown preset %s", preset); goto out; }
+    int no = split_names(order, stage_lookup, idx, 4);
+    if (no < 0) { PyErr_Format(PyExc_ValueError, "bad stage order %s", order); goto out; }
+    p.n_order = no;
+    for (int i = 0; i < no; i++) p.order[i] = (tc_stage_kind)idx[i];
+    int ns = split_names(semantics, sem_lookup, idx, 4);
+    if (ns < 0) { PyErr_Format(PyExc_ValueError, "bad semantics %s", semantics); goto out; }
+    for (int i = 0; i < ns; i++) p.semantics[idx[i] / 16] = (tc_semantics)(idx[i] % 16);
+    tc_error err = {0};
+    int rc = TC_OK;
+    pw->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < runs && rc == TC_OK; i++) {
+        tc_sresult r;
+        rc = tc_sampler_run_ws(pw->ws, (const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
+        tc_sresult_free(&r);
+    }
+    Py_END_ALLOW_THREADS
+    pw->busy = 0;
+    if (rc != TC_OK) { PyErr_Format(PyExc_ValueError, "%s", err.msg); goto out; }
+    res = Py_None;
+    Py_INCREF(res);
 out:
     PyBuffer_Release(&b);
     return res;
@@ -868,6 +1093,9 @@ static PyObject *mod_logits_open(PyObject *mod, PyObject *args) {
 }
 
 static PyMethodDef mod_methods[] = {
+    {"sampler_workspace", mod_sampler_workspace, METH_VARARGS, "sampler_workspace(n_vocab) -> a workspace for sampler_run (one run at a time)"},
+    {"sampler_workspace_bytes", mod_sampler_workspace_bytes, METH_O, "sampler_workspace_bytes(ws) -> bytes it holds"},
+    {"sampler_repeat", mod_sampler_repeat, METH_VARARGS, "sampler_repeat(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, runs, workspace): runs in C, no result"},
     {"sampler_run", mod_sampler_run, METH_VARARGS, "sampler_run(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, n_draws[, chunk, callback]) -> dict"},
     {"rng_outputs", mod_rng_outputs, METH_VARARGS, "rng_outputs(kind, seed, n) -> list (for known-answer tests)"},
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},

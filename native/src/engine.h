@@ -308,8 +308,8 @@ int tc_bytelevel_unmap(const uint8_t *s, size_t len, tc_buf *out);
 
 /* greedy_enc.c: the greedy encoder on a handle */
 int tc_greedy_prepare(tc_tokenizer *tok, tc_error *err);
-int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
-                  tc_error *err);
+int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, int ids_only, tc_encoding *out,
+                  tc_trace *trace, tc_error *err);
 void tc_greedy_release(tc_tokenizer *tok);
 
 /* load_other.c: merges of a rank vocabulary (vocab.bin handles build them on demand) */
@@ -321,6 +321,8 @@ void tc_wordpiece_set_bytes(tc_model *m);
 
 /* pipeline.c: room for `need` tokens in an encoding (ids, offsets, specials); -1 on OOM */
 int tc_encoding_reserve(tc_encoding *e, size_t need);
+/* Grows ids and special alone (ids-only encodes); offsets follow on the next tc_encoding_reserve. */
+int tc_encoding_reserve_ids(tc_encoding *e, size_t need);
 
 /* tokenizer.c */
 tc_tokenizer *tc_tokenizer_new(void);

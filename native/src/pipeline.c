@@ -56,21 +56,17 @@ typedef struct enc_ctx {
     tc_seg_list segs_raw, segs_norm;
     tc_nstr ns;
     int rank_mode;
+    int ids_only;                /* TC_ENCODE_IDS_ONLY: no offset of any token is computed or stored */
 } enc_ctx;
 
-int tc_encoding_reserve(tc_encoding *e, size_t need) {
+/* Room for `need` ids and special flags (an ids-only encode grows these alone). */
+int tc_encoding_reserve_ids(tc_encoding *e, size_t need) {
     if (need <= e->cap) return 0;
     size_t cap = e->cap ? e->cap : 64;
     while (cap < need) cap *= 2;
     uint32_t *ids = realloc(e->ids, cap * sizeof *ids);
     if (!ids) return -1;
     e->ids = ids;
-    uint32_t *off = realloc(e->offsets, cap * 2 * sizeof *off);
-    if (!off) return -1;
-    e->offsets = off;
-    uint32_t *co = realloc(e->char_offsets, cap * 2 * sizeof *co);
-    if (!co) return -1;
-    e->char_offsets = co;
     uint8_t *sp = realloc(e->special, cap);
     if (!sp) return -1;
     e->special = sp;
@@ -78,14 +74,47 @@ int tc_encoding_reserve(tc_encoding *e, size_t need) {
     return 0;
 }
 
+/* Room for `need` tokens with their offsets. subtle: the offset arrays
+ * always follow ids to e->cap (not just to need), since pushes test n
+ * against cap alone; an encoding reused after an ids-only encode has a cap
+ * larger than its offsets. */
+int tc_encoding_reserve(tc_encoding *e, size_t need) {
+    if (tc_encoding_reserve_ids(e, need) != 0) return -1;
+    if (e->off_cap >= e->cap) return 0;
+    uint32_t *off = realloc(e->offsets, e->cap * 2 * sizeof *off);
+    if (!off) return -1;
+    e->offsets = off;
+    uint32_t *co = realloc(e->char_offsets, e->cap * 2 * sizeof *co);
+    if (!co) return -1;
+    e->char_offsets = co;
+    e->off_cap = e->cap;
+    return 0;
+}
+
 static inline int enc_push(enc_ctx *c, uint32_t id, uint32_t s, uint32_t e, uint8_t special) {
     tc_encoding *o = c->out;
-    if (o->n == o->cap && tc_encoding_reserve(o, o->n + 1) != 0) return -1;
+    if (c->ids_only) {
+        if (o->n == o->cap && tc_encoding_reserve_ids(o, o->n + 1) != 0) return -1;
+    } else {
+        if (o->n == o->cap && tc_encoding_reserve(o, o->n + 1) != 0) return -1;
+        o->offsets[2 * o->n] = s;
+        o->offsets[2 * o->n + 1] = e;
+    }
     o->ids[o->n] = id;
-    o->offsets[2 * o->n] = s;
-    o->offsets[2 * o->n + 1] = e;
     o->special[o->n] = special;
     o->n++;
+    return 0;
+}
+
+/* The ids of a chunk's tokens, nothing else (ids-only encodes). */
+static int push_chunk_ids(enc_ctx *c, const tc_ctok *toks, size_t ntoks) {
+    tc_encoding *o = c->out;
+    if (tc_encoding_reserve_ids(o, o->n + ntoks) != 0) return -1;
+    for (size_t k = 0; k < ntoks; k++) {
+        o->ids[o->n + k] = toks[k].id;
+        o->special[o->n + k] = 0;   /* model output is never special */
+    }
+    o->n += ntoks;
     return 0;
 }
 
@@ -197,6 +226,7 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
     ntoks = c->bpe.nout;
     if (cacheable) tc_chunk_cache_put(c->cache, mode, chunk, clen, h, toks, ntoks);
 have_tokens:;
+    if (c->ids_only) return push_chunk_ids(c, toks, ntoks);   /* no trace in this mode */
     size_t pre = pc->prefix_space ? 1 : 0;
     for (size_t k = 0; k < ntoks; k++) {
         size_t a = toks[k].start, b = toks[k].end;
@@ -224,6 +254,7 @@ have_tokens:;
 /* ---- one plain segment of the original text ------------------------------ */
 
 static int emit_added(enc_ctx *c, int32_t k, tc_span orig, uint32_t ns, uint32_t ne) {
+    if (c->ids_only) return enc_push(c, c->tok->added[k].spec.id, 0, 0, (uint8_t)(c->tok->added[k].spec.special != 0));
     const tc_added_token_spec *sp = &c->tok->added[k].spec;
     uint32_t tok_first = (uint32_t)c->out->n;
     if (enc_push(c, sp->id, orig.start, orig.end, (uint8_t)(sp->special != 0)) != 0) return -1;
@@ -320,7 +351,8 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
     for (size_t si = 0; si < c->segs_norm.n; si++) {
         tc_seg sg = c->segs_norm.v[si];
         if (sg.added >= 0) {
-            tc_span orig = range_align(c, start, sg.start, sg.end);
+            tc_span orig = {0, 0};
+            if (!c->ids_only) orig = range_align(c, start, sg.start, sg.end);
             if (metaspace && c->tr) {
                 uint32_t nb;
                 if (trace_append(c, start, sg.start, sg.end, &nb) != 0) return -1;
@@ -420,13 +452,51 @@ static void trim_offsets(const tc_tokenizer *tok, const uint8_t *text, tc_encodi
     }
 }
 
+/* TemplateProcessing's single template on ids alone: the sequence's ids
+ * moved to their place, the template's own ids (special) around them. */
+static int template_ids(tc_encoding *e, const tc_post *pp, size_t extra) {
+    size_t n = e->n, nseq = 0;
+    for (size_t i = 0; i < pp->nsingle; i++) nseq += pp->single[i].is_sequence != 0;
+    if (tc_encoding_reserve_ids(e, n * (nseq ? nseq : 1) + extra) != 0) return -1;
+    size_t before = 0;   /* template ids ahead of the sequence */
+    size_t i = 0;
+    for (; i < pp->nsingle && !pp->single[i].is_sequence; i++) before += pp->single[i].nids;
+    memmove(e->ids + before, e->ids, n * sizeof *e->ids);
+    memmove(e->special + before, e->special, n);
+    size_t at = 0;
+    int seen = 0;
+    for (i = 0; i < pp->nsingle; i++) {
+        const tc_template_piece *p = &pp->single[i];
+        if (p->is_sequence) {
+            /* subtle: a template naming $A twice copies the sequence twice, as the full path does */
+            if (seen) {
+                memcpy(e->ids + at, e->ids + before, n * sizeof *e->ids);
+                memcpy(e->special + at, e->special + before, n);
+            }
+            seen = 1;
+            at += n;
+            continue;
+        }
+        for (uint32_t k = 0; k < p->nids; k++) {
+            e->ids[at] = p->ids[k];
+            e->special[at] = 1;
+            at++;
+        }
+    }
+    e->n = at;
+    return 0;
+}
+
 static int apply_template(enc_ctx *c, const tc_post *pp) {
     tc_encoding *e = c->out;
     size_t extra = 0;
     for (size_t i = 0; i < pp->nsingle; i++) if (!pp->single[i].is_sequence) extra += pp->single[i].nids;
     if (extra == 0) return 0;
-    size_t n = e->n;
-    if (tc_encoding_reserve(e, n + extra) != 0) return -1;
+    if (c->ids_only) return template_ids(e, pp, extra);
+    size_t n = e->n, nseq = 0;
+    for (size_t i = 0; i < pp->nsingle; i++) nseq += pp->single[i].is_sequence != 0;
+    /* a template may name $A more than once: room for each copy */
+    if (tc_encoding_reserve(e, n * nseq + extra) != 0) return -1;
     /* rebuild in place from the end */
     tc_encoding old = *e;
     uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -560,23 +630,29 @@ static int identity_alignment(tc_trace *trace, const uint8_t *text, size_t len) 
 
 /* The ideal longest-prefix encoder over the whole text: no normalizer,
  * pre-tokenizer or post-processor. */
-int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
-                  tc_error *err) {
+int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, int ids_only, tc_encoding *out,
+                  tc_trace *trace, tc_error *err) {
     tc_greedy_out g;
     memset(&g, 0, sizeof g);
     if (trace) tc_trace_free(trace);
     out->n = 0;
     int rc = tc_greedy_encode(tok->greedy, text, len, trace != NULL, &g, err);
     if (rc != TC_OK) { tc_greedy_out_free(&g); return rc; }
-    if (tc_encoding_reserve(out, g.n + 1) != 0) { tc_greedy_out_free(&g); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
+    if ((ids_only ? tc_encoding_reserve_ids(out, g.n + 1) : tc_encoding_reserve(out, g.n + 1)) != 0) {
+        tc_greedy_out_free(&g);
+        return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+    }
     for (size_t i = 0; i < g.n; i++) {
         out->ids[i] = g.toks[i].id;
-        out->offsets[2 * i] = g.toks[i].start;
-        out->offsets[2 * i + 1] = g.toks[i].end;
         out->special[i] = g.toks[i].special;
     }
+    if (!ids_only)
+        for (size_t i = 0; i < g.n; i++) {
+            out->offsets[2 * i] = g.toks[i].start;
+            out->offsets[2 * i + 1] = g.toks[i].end;
+        }
     out->n = g.n;
-    if (char_offsets(text, len, out) != 0) rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+    if (!ids_only && char_offsets(text, len, out) != 0) rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
     if (rc == TC_OK && trace) {
         trace->gsteps = malloc((g.nsteps ? g.nsteps : 1) * sizeof *trace->gsteps);
         trace->gcands = malloc((g.ncands ? g.ncands : 1) * sizeof *trace->gcands);
@@ -602,23 +678,29 @@ int tc_greedy_run(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
 
 /* The real board engine's encoder over the whole text (kestrel.h); a token
  * is marked special when its id is a special added token. */
-static int kestrel_run(const tc_tokenizer *tok, int version, const uint8_t *text, size_t len, tc_encoding *out,
-                       tc_trace *trace, tc_error *err) {
+static int kestrel_run(const tc_tokenizer *tok, int version, const uint8_t *text, size_t len, int ids_only,
+                       tc_encoding *out, tc_trace *trace, tc_error *err) {
     tc_kestrel_out k;
     memset(&k, 0, sizeof k);
     if (trace) tc_trace_free(trace);
     out->n = 0;
     int rc = tc_kestrel_encode(tok->greedy, version, text, len, trace != NULL, &k, err);
     if (rc != TC_OK) { tc_kestrel_out_free(&k); return rc; }
-    if (tc_encoding_reserve(out, k.n + 1) != 0) { tc_kestrel_out_free(&k); return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); }
+    if ((ids_only ? tc_encoding_reserve_ids(out, k.n + 1) : tc_encoding_reserve(out, k.n + 1)) != 0) {
+        tc_kestrel_out_free(&k);
+        return tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+    }
     for (size_t i = 0; i < k.n; i++) {
         out->ids[i] = k.toks[i].id;
-        out->offsets[2 * i] = k.toks[i].start;
-        out->offsets[2 * i + 1] = k.toks[i].end;
         out->special[i] = (uint8_t)(tc_is_special(tok, k.toks[i].id) != 0);
     }
+    if (!ids_only)
+        for (size_t i = 0; i < k.n; i++) {
+            out->offsets[2 * i] = k.toks[i].start;
+            out->offsets[2 * i + 1] = k.toks[i].end;
+        }
     out->n = k.n;
-    if (char_offsets(text, len, out) != 0) rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
+    if (!ids_only && char_offsets(text, len, out) != 0) rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory");
     if (rc == TC_OK && trace) {
         trace->ksteps = malloc((k.nsteps ? k.nsteps : 1) * sizeof *trace->ksteps);
         if (!trace->ksteps || identity_alignment(trace, text, len) != 0) {
@@ -649,29 +731,38 @@ int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_
 
 int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
                  tc_encoder encoder, tc_encoding *out, tc_trace *trace, tc_error *err) {
+    return tc_encode_flags(tok, text, len, add_special_tokens, encoder, 0, out, trace, err);
+}
+
+int tc_encode_flags(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
+                    tc_encoder encoder, unsigned flags, tc_encoding *out, tc_trace *trace, tc_error *err) {
     if (!tok || !out || (!text && len)) return tc_error_set(err, TC_ERR_ARG, "encode: null argument");
+    int ids_only = (flags & TC_ENCODE_IDS_ONLY) != 0;
+    if (flags & ~TC_ENCODE_IDS_ONLY) return tc_error_set(err, TC_ERR_ARG, "encode: unknown flags 0x%x", flags);
+    if (ids_only && trace) return tc_error_set(err, TC_ERR_ARG, "encode: an ids-only encode has no trace");
     if (!tc_is_prepared(tok, encoder))
         return tc_error_set(err, TC_ERR_ARG, "encode: the %s encoder is not prepared (call tc_prepare first)",
                             tc_encoder_name(encoder));
-    if (encoder == TC_ENC_GREEDY) return tc_greedy_run(tok, text, len, out, trace, err);
+    if (encoder == TC_ENC_GREEDY) return tc_greedy_run(tok, text, len, ids_only, out, trace, err);
     if (tok->spm) {
         if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
         (void)add_special_tokens;   /* sentencepiece's encode adds no BOS/EOS unless asked */
-        return tc_spm_encode(tok, text, len, out, trace, err);
+        return tc_spm_encode(tok, text, len, ids_only, out, trace, err);
     }
     if (encoder == TC_ENC_KESTREL_V1 || encoder == TC_ENC_KESTREL_V2)
-        return kestrel_run(tok, encoder == TC_ENC_KESTREL_V1 ? 1 : 2, text, len, out, trace, err);
+        return kestrel_run(tok, encoder == TC_ENC_KESTREL_V1 ? 1 : 2, text, len, ids_only, out, trace, err);
     if (len > TC_MAX_INPUT_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "encode: text of %zu bytes is above the limit of %u", len, TC_MAX_INPUT_BYTES);
     out->n = 0;
     enc_ctx c;
     memset(&c, 0, sizeof c);
     c.tok = tok; c.text = text ? text : (const uint8_t *)""; c.len = len; c.out = out; c.tr = trace;
     c.rank_mode = encoder == TC_ENC_RANK || (encoder == TC_ENC_BPE && tok->model.bpe_is_rank);
+    c.ids_only = ids_only;
     if (trace) {
         tc_trace_free(trace);
     }
     int rc = TC_OK;
-    if (tc_encoding_reserve(out, len / 3 + 16) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+    if ((ids_only ? tc_encoding_reserve_ids(out, len / 3 + 16) : tc_encoding_reserve(out, len / 3 + 16)) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     if (!trace) c.cache = shared_cache(tok);
     if (tc_added_split(tok, &tok->trie_raw, c.text, len, &c.segs_raw) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     for (size_t si = 0; si < c.segs_raw.n; si++) {
@@ -700,11 +791,11 @@ int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int a
         if (r != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     }
     /* HF converts offsets to characters per split, before post-processing */
-    if (char_offsets(c.text, len, out) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
+    if (!ids_only && char_offsets(c.text, len, out) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
     for (int i = 0; i < tok->npost; i++) {
         const tc_post *pp = &tok->post[i];
         if (pp->kind == TC_POST_BYTELEVEL) {
-            if (pp->trim_offsets) trim_offsets(tok, c.text, out, pp->add_prefix_space);
+            if (pp->trim_offsets && !ids_only) trim_offsets(tok, c.text, out, pp->add_prefix_space);
         } else if (pp->kind == TC_POST_TEMPLATE && add_special_tokens) {
             if (apply_template(&c, pp) != 0) { rc = tc_error_set(err, TC_ERR_NOMEM, "encode: out of memory"); goto done; }
         }

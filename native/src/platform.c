@@ -266,3 +266,83 @@ void tc_file_free(tc_file *f) {
 }
 
 #endif
+
+/* ---- threads (platform.h) ---------------------------------------------------
+ * Each started thread gets a trampoline record {fn, arg}; the records and the
+ * thread handles live in one allocation for the call. A thread that fails to
+ * start is remembered and its part runs on the caller, after its own part. */
+
+typedef struct thread_rec {
+    tc_thread_fn fn;
+    void *arg;
+    int started;
+} thread_rec;
+
+#if defined(_WIN32)
+
+#include <windows.h>
+
+static DWORD WINAPI thread_main(LPVOID p) {
+    thread_rec *r = p;
+    r->fn(r->arg);
+    return 0;
+}
+
+typedef HANDLE thread_handle;
+
+static int thread_start(thread_handle *h, thread_rec *r) {
+    *h = CreateThread(NULL, 0, thread_main, r, 0, NULL);
+    return *h ? 0 : -1;
+}
+
+static void thread_join(thread_handle *h) {
+    WaitForSingleObject(*h, INFINITE);
+    CloseHandle(*h);
+}
+
+#else
+
+#include <pthread.h>
+
+static void *thread_main(void *p) {
+    thread_rec *r = p;
+    r->fn(r->arg);
+    return NULL;
+}
+
+typedef pthread_t thread_handle;
+
+static int thread_start(thread_handle *h, thread_rec *r) {
+    return pthread_create(h, NULL, thread_main, r) == 0 ? 0 : -1;
+}
+
+static void thread_join(thread_handle *h) {
+    (void)pthread_join(*h, NULL);
+}
+
+#endif
+
+unsigned tc_run_threads(unsigned n, tc_thread_fn fn, void *const *args) {
+    if (n == 0) return 0;
+    unsigned extra = n - 1;
+    if (extra > TC_MAX_THREADS - 1) extra = TC_MAX_THREADS - 1;
+    thread_rec *recs = extra ? calloc(extra, sizeof *recs) : NULL;
+    thread_handle *hs = extra ? calloc(extra, sizeof *hs) : NULL;
+    if (!recs || !hs) { free(recs); free(hs); recs = NULL; hs = NULL; extra = 0; }   /* all on the caller */
+    unsigned started = 0;
+    for (unsigned i = 0; i < extra; i++) {
+        recs[i].fn = fn;
+        recs[i].arg = args[i + 1];
+        recs[i].started = thread_start(&hs[i], &recs[i]) == 0;
+        started += (unsigned)recs[i].started;
+    }
+    fn(args[0]);
+    for (unsigned i = 0; i < extra; i++)
+        if (!recs[i].started) fn(args[i + 1]);
+    for (unsigned i = extra + 1; i < n; i++) fn(args[i]);   /* beyond the cap, or no memory for records */
+    for (unsigned i = 0; i < extra; i++)
+        if (recs[i].started) thread_join(&hs[i]);
+    free(recs);
+    free(hs);
+    return started + 1;
+}

@@ -47,4 +47,16 @@ void tc_file_free(tc_file *f);
 /* Puts stdin, stdout and stderr in binary mode (Windows; nothing elsewhere). */
 void tc_stdio_binary(void);
 
+/* ---- threads ------------------------------------------------------------
+ * The engine's only threads: tc_encode_batch runs its workers through this.
+ * POSIX: pthreads; Windows: CreateThread. */
+typedef void (*tc_thread_fn)(void *arg);
+/* Runs fn(args[i]) for every i < n, each on a thread of its own, and
+ * returns when all have returned. fn(args[0]) runs on the calling thread;
+ * a thread that cannot be started (or n above TC_MAX_THREADS) has its part
+ * run on the calling thread after the others were started, so the work is
+ * always done. Returns how many parts ran on threads of their own. */
+#define TC_MAX_THREADS 256u
+unsigned tc_run_threads(unsigned n, tc_thread_fn fn, void *const *args);
+
 #endif

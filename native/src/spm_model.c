@@ -538,11 +538,15 @@ static int bpe_run(bpe_ctx *c, size_t n) {
 
 /* ---- encode ----------------------------------------------------------- */
 
-static int emit(tc_encoding *e, int64_t id, uint32_t b, uint32_t en) {
-    if (tc_encoding_reserve(e, e->n + 1) != 0) return -1;
+static int emit(tc_encoding *e, int ids_only, int64_t id, uint32_t b, uint32_t en) {
+    if (ids_only) {
+        if (tc_encoding_reserve_ids(e, e->n + 1) != 0) return -1;
+    } else {
+        if (tc_encoding_reserve(e, e->n + 1) != 0) return -1;
+        e->offsets[2 * e->n] = b;
+        e->offsets[2 * e->n + 1] = en;
+    }
     e->ids[e->n] = (uint32_t)id;
-    e->offsets[2 * e->n] = b;
-    e->offsets[2 * e->n + 1] = en;
     e->special[e->n] = 0;
     e->n++;
     return 0;
@@ -552,7 +556,7 @@ static int emit(tc_encoding *e, int64_t id, uint32_t b, uint32_t en) {
  * an unknown piece becomes its bytes with byte_fallback (the last byte
  * carries the span, the others are empty at its start), else a run of
  * unknown pieces is one unknown token. */
-static int populate(const tc_tokenizer *tok, const bpe_ctx *c, const spm_norm *m, tc_encoding *e) {
+static int populate(const tc_tokenizer *tok, const bpe_ctx *c, const spm_norm *m, int ids_only, tc_encoding *e) {
     const struct tc_spm *s = tok->spm;
     size_t consumed = 0;
     int prev_unk = 0;
@@ -563,11 +567,11 @@ static int populate(const tc_tokenizer *tok, const bpe_ctx *c, const spm_norm *m
         if (is_unk && s->p.byte_fallback) {
             for (uint32_t i = 0; i < o->len; i++) {
                 uint8_t b = c->t[o->start + i];
-                if (emit(e, s->byte_ids[b], ob, i + 1 == o->len ? oe : ob) != 0) return -1;
+                if (emit(e, ids_only, s->byte_ids[b], ob, i + 1 == o->len ? oe : ob) != 0) return -1;
             }
         } else if (prev_unk && is_unk) {
-            e->offsets[2 * (e->n - 1) + 1] = oe;
-        } else if (emit(e, o->id, ob, oe) != 0) {
+            if (!ids_only) e->offsets[2 * (e->n - 1) + 1] = oe;   /* the run is one token: its span grows */
+        } else if (emit(e, ids_only, o->id, ob, oe) != 0) {
             return -1;
         }
         consumed += o->len;
@@ -635,8 +639,8 @@ static int trace_fill(const spm_norm *m, size_t len, const tc_encoding *e, tc_tr
     return 0;
 }
 
-int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
-                  tc_error *err) {
+int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int ids_only, tc_encoding *out,
+                  tc_trace *trace, tc_error *err) {
     if (trace) tc_trace_free(trace);
     out->n = 0;
     spm_norm m;
@@ -655,7 +659,7 @@ int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_e
     } else if (m.text.len && bpe_run(&c, m.text.len) != 0) {
         goto oom;
     }
-    if (populate(tok, &c, &m, out) != 0 || char_offsets(text, len, out) != 0) goto oom;
+    if (populate(tok, &c, &m, ids_only, out) != 0 || (!ids_only && char_offsets(text, len, out) != 0)) goto oom;
     if (trace && trace_fill(&m, len, out, trace) != 0) goto oom;
     goto done;
 oom:

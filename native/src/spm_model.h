@@ -84,8 +84,9 @@ struct tc_spm;
 void tc_spm_free(struct tc_spm *s);
 
 /* pipeline.c / tokenizer.c hooks for a handle with tok->spm set */
-int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, tc_encoding *out, tc_trace *trace,
-                  tc_error *err);
+/* ids_only: ids and special alone (TC_ENCODE_IDS_ONLY), no trace */
+int tc_spm_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int ids_only, tc_encoding *out,
+                  tc_trace *trace, tc_error *err);
 int tc_spm_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, tc_buf *out, tc_error *err);
 /* The piece type of id (tc_spm_type), 0 when out of range. */
 int tc_spm_piece_type(const tc_tokenizer *tok, uint32_t id);

@@ -189,6 +189,8 @@ typedef struct tc_encoding {
     uint32_t *char_offsets;  /* 2n: the same in code points */
     uint8_t *special;        /* 1 for a special added token matched in the text, or one the
                               * template added; tokens of the model are never special */
+    size_t off_cap;          /* entries allocated in offsets and char_offsets (an ids-only encode
+                              * grows ids and special alone) */
 } tc_encoding;
 
 /* Trace of one encode: normalized text, chunks, merge steps. */
@@ -277,6 +279,29 @@ int tc_encode(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_
 int tc_encode_ex(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
                  tc_encoder encoder, tc_encoding *out, tc_trace *trace, tc_error *err);
 
+/* Flags of tc_encode_flags / tc_encode_batch. */
+#define TC_ENCODE_IDS_ONLY 1u   /* ids and special mask only: no per-token byte or char offsets are
+                                 * computed, and out->offsets / out->char_offsets are neither grown
+                                 * nor written (they may stay NULL); the ids equal a full encode's */
+
+/* tc_encode_ex with flags (0: the full encode). TC_ENCODE_IDS_ONLY with a
+ * trace is refused (a trace is made of offsets). */
+int tc_encode_flags(const tc_tokenizer *tok, const uint8_t *text, size_t len, int add_special_tokens,
+                    tc_encoder encoder, unsigned flags, tc_encoding *out, tc_trace *trace, tc_error *err);
+
+/* Encodes texts[i] (lens[i] bytes; texts[i] may be NULL when lens[i] is 0)
+ * into outs[i] for every i < n, on `threads` threads over this one handle
+ * (0 or 1: the calling thread alone; at most TC_MAX_THREADS and n). outs is
+ * the caller's array of n tc_encoding (zeroed, or reused from an earlier
+ * call), freed by the caller with tc_encoding_free. Workers take the next
+ * text from a shared counter, so a batch mixing huge and tiny texts keeps
+ * every thread busy. The encoder must be prepared (tc_prepare) first. On an
+ * error, err is the one of the lowest failing index, written to *failed
+ * (when not NULL), and the outs of other texts are unspecified. */
+int tc_encode_batch(const tc_tokenizer *tok, const uint8_t *const *texts, const size_t *lens, size_t n,
+                    int add_special_tokens, tc_encoder encoder, unsigned flags, unsigned threads,
+                    tc_encoding *outs, size_t *failed, tc_error *err);
+
 void tc_encoding_free(tc_encoding *enc);
 void tc_trace_free(tc_trace *tr);
 
@@ -284,5 +309,24 @@ void tc_trace_free(tc_trace *tr);
  * turns bytes into text with U+FFFD for invalid sequences). */
 int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
               tc_buf *out, tc_error *err);
+
+/* ---- sampler workspace (sampler.h has the parameters and the result) ---------
+
+   A workspace holds every array a sampler run needs (stage records, draw plan,
+   scratch), so that a caller running the sampler again and again (a slider
+   being dragged) allocates nothing per run: create one per thread, pass it to
+   every tc_sampler_run_ws call. Sized for n_vocab logits at creation; a run
+   that needs more grows it once (the next run folds the growth into one block).
+   The result of a run points into the workspace: it stays valid until the next
+   run on the same workspace or tc_sampler_ws_free; tc_sresult_free on it only
+   clears it. Not thread-safe: one workspace, one run at a time. */
+typedef struct tc_sampler_ws tc_sampler_ws;
+struct tc_sampler_params;
+struct tc_sresult;
+tc_sampler_ws *tc_sampler_ws_new(uint32_t n_vocab);   /* NULL when out of memory */
+void tc_sampler_ws_free(tc_sampler_ws *ws);
+size_t tc_sampler_ws_bytes(const tc_sampler_ws *ws);  /* memory it holds */
+int tc_sampler_run_ws(tc_sampler_ws *ws, const float *logits, uint32_t n, const struct tc_sampler_params *p,
+                      struct tc_sresult *out, tc_error *err);
 
 #endif

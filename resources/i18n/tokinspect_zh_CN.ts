@@ -1191,5 +1191,693 @@
         <source>final</source>
         <translation>最终</translation>
     </message>
+    <message>
+        <source>  ⚠ its draw is not reproducible (shown with a generic RNG).</source>
+        <translation>  ⚠ 其抽样不可复现（以通用随机数生成器显示）。</translation>
+    </message>
+    <message>
+        <source> (logits[0] is NaN: no logit compares greater, so it stays at id 0)</source>
+        <translation>（logits[0] 为 NaN：没有 logit 比它大，因此停在 id 0）</translation>
+    </message>
+    <message>
+        <source> (min_p cut first)</source>
+        <translation>（min_p 先截断）</translation>
+    </message>
+    <message>
+        <source> (non-finite left out)</source>
+        <translation>（非有限值已排除）</translation>
+    </message>
+    <message>
+        <source> (not reproducible)</source>
+        <translation>（不可复现）</translation>
+    </message>
+    <message>
+        <source> (p never reached)</source>
+        <translation>（始终未达到 p）</translation>
+    </message>
+    <message>
+        <source> (target {target})</source>
+        <translation>（目标 {target}）</translation>
+    </message>
+    <message>
+        <source>, which is not a final candidate</source>
+        <translation>，它不在最终候选中</translation>
+    </message>
+    <message>
+        <source>.</source>
+        <translation>。</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>; {n} draw(s) outside the final candidates ({why})</source>
+        <translation>；{n} 次抽样落在最终候选之外（{why}）</translation>
+    </message>
+    <message>
+        <source>Board profiles: {reason}</source>
+        <translation>板端配置：{reason}</translation>
+    </message>
+    <message>
+        <source>Board {kind}</source>
+        <translation>板端{kind}</translation>
+    </message>
+    <message>
+        <source>Cannot connect to the board: {reason}</source>
+        <translation>无法连接板端：{reason}</translation>
+    </message>
+    <message>
+        <source>Connect to a board first.</source>
+        <translation>请先连接板端。</translation>
+    </message>
+    <message>
+        <source>Give the tokenizer file's path on the board.</source>
+        <translation>请填写分词器文件在板端的路径。</translation>
+    </message>
+    <message>
+        <source>Load a host tokenizer and give the board's tokenizer path.</source>
+        <translation>请加载主机端分词器，并填写板端分词器的路径。</translation>
+    </message>
+    <message>
+        <source>NaN and -inf are dropped; +inf entries share all the mass</source>
+        <translation>NaN 与 -inf 被丢弃；+inf 项平分全部概率质量</translation>
+    </message>
+    <message>
+        <source>No emulation reproduces every probe; closest: {engine}.</source>
+        <translation>没有哪种模拟能复现全部探针；最接近的：{engine}。</translation>
+    </message>
+    <message>
+        <source>No host tokenizer is loaded yet.</source>
+        <translation>尚未加载主机端分词器。</translation>
+    </message>
+    <message>
+        <source>No texts: type some (one per line) or open a corpus file.</source>
+        <translation>没有文本：请输入（每行一条）或打开语料文件。</translation>
+    </message>
+    <message>
+        <source>Open a tokenizer first: the bigram demo counts its tokens.</source>
+        <translation>请先打开分词器：二元语法演示统计的是它的 token。</translation>
+    </message>
+    <message>
+        <source>RNG before: {before}; after: {after}</source>
+        <translation>随机数生成器状态 之前：{before}；之后：{after}</translation>
+    </message>
+    <message>
+        <source>T={0} &lt;= 0: argmax id {1} (lowest id among equal maxima), no RNG draw</source>
+        <translation>T={0} &lt;= 0：取 argmax id {1}（并列最大值中 id 最小者），不抽取随机数</translation>
+    </message>
+    <message>
+        <source>T={0} &lt;= 0: greedy, id {1}</source>
+        <translation>T={0} &lt;= 0：贪心，id {1}</translation>
+    </message>
+    <message>
+        <source>T={0} &lt;= 0: id {1} keeps its logit, the other {2} get -inf (dist still draws)</source>
+        <translation>T={0} &lt;= 0：id {1} 保留其 logit，其余 {2} 个置为 -inf（dist 仍会抽样）</translation>
+    </message>
+    <message>
+        <source>T={0}: expf((v - max) / T) in float</source>
+        <translation>T={0}：以 float 计算 expf((v - max) / T)</translation>
+    </message>
+    <message>
+        <source>T={0}: expf((v - max) / T) in float, id order</source>
+        <translation>T={0}：以 float 计算 expf((v - max) / T)，按 id 顺序</translation>
+    </message>
+    <message>
+        <source>T={0}: expf((v - max) / T) in float, sorted by logit</source>
+        <translation>T={0}：以 float 计算 expf((v - max) / T)，按 logit 排序</translation>
+    </message>
+    <message>
+        <source>T={0}: logit / T (temperature last)</source>
+        <translation>T={0}：logit / T（温度最后应用）</translation>
+    </message>
+    <message>
+        <source>T={0}: scores / T ({1})</source>
+        <translation>T={0}：scores / T（{1}）</translation>
+    </message>
+    <message>
+        <source>T={0}: softmax in float over the whole vocabulary, id order</source>
+        <translation>T={0}：以 float 对整个词表做 softmax，按 id 顺序</translation>
+    </message>
+    <message>
+        <source>The board profile is incomplete: {reason}</source>
+        <translation>板端配置不完整：{reason}</translation>
+    </message>
+    <message>
+        <source>The board run failed: {reason}</source>
+        <translation>板端运行失败：{reason}</translation>
+    </message>
+    <message>
+        <source>The board runs {engine}: every one of {n} probes reproduced.</source>
+        <translation>板端运行的是 {engine}：全部 {n} 个探针均已复现。</translation>
+    </message>
+    <message>
+        <source>Your own order and per-stage rules; drawn with xorshift64* over the final probabilities.</source>
+        <translation>自定义顺序与每个阶段的规则；按最终概率用 xorshift64* 抽样。</translation>
+    </message>
+    <message>
+        <source>agreement: {list}</source>
+        <translation>一致情况：{list}</translation>
+    </message>
+    <message>
+        <source>an engine fallback</source>
+        <translation>引擎的回退行为</translation>
+    </message>
+    <message>
+        <source>antirez/ds4: T&lt;=0 argmax; top-k capped at 1024 (insertion sort, ties keep the lower id); float expf((v-max)/T); min-p relative to the top, then top-p on the running sum; xorshift64* whose state is the seed (the ds4 CLI: --seed S, S &gt;= 1; it samples with top_k = 0).</source>
+        <translation>antirez/ds4：T&lt;=0 时取 argmax；top-k 上限 1024（插入排序，并列时保留较小的 id）；float 计算 expf((v-max)/T)；min-p 相对于最大概率，随后 top-p 按累计和截断；xorshift64* 的状态即种子（ds4 命令行：--seed S，S &gt;= 1；它以 top_k = 0 采样）。</translation>
+    </message>
+    <message>
+        <source>bigram demo (not a model): next-token counts after {token} (id {id}) in your text of {n} tokens, {followers} followers, logits = log(count + {smoothing})</source>
+        <translation>二元语法演示（不是模型）：在你的 {n} 个 token 的文本中，{token}（id {id}）之后的下一个 token 计数，共 {followers} 个后继，logits = log(count + {smoothing})</translation>
+    </message>
+    <message>
+        <source>board file {what}: {size} bytes, sha256 {sha256}</source>
+        <translation>板端文件 {what}：{size} 字节，sha256 {sha256}</translation>
+    </message>
+    <message>
+        <source>board {board} s ({how}), host {host} s</source>
+        <translation>板端 {board} 秒（{how}），主机端 {host} 秒</translation>
+    </message>
+    <message>
+        <source>board: {machine}, compiler {compiler}{target}, char {sign}</source>
+        <translation>板端：{machine}，编译器 {compiler}{target}，char 为{sign}</translation>
+    </message>
+    <message>
+        <source>cannot read {path}: {reason}</source>
+        <translation>无法读取 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>cannot write {path}: {reason}</source>
+        <translation>无法写入 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>changed: {layers}</source>
+        <translation>已变化：{layers}</translation>
+    </message>
+    <message>
+        <source>connected to {board}</source>
+        <translation>已连接到 {board}</translation>
+    </message>
+    <message>
+        <source>connecting to {board}…</source>
+        <translation>正在连接 {board}…</translation>
+    </message>
+    <message>
+        <source>connection lost (it is reopened on the next run)</source>
+        <translation>连接已断开（下次运行时重新连接）</translation>
+    </message>
+    <message>
+        <source>custom: no engine's draw; the draws use xorshift64* over the final probabilities (double)</source>
+        <translation>custom：不对应任何引擎的抽样；按最终概率用 xorshift64*（double）抽样</translation>
+    </message>
+    <message>
+        <source>cut</source>
+        <translation>已截断</translation>
+    </message>
+    <message>
+        <source>cut by {stage}</source>
+        <translation>被 {stage} 截断</translation>
+    </message>
+    <message>
+        <source>different bytes</source>
+        <translation>字节不同</translation>
+    </message>
+    <message>
+        <source>divergences: {list}</source>
+        <translation>分歧：{list}</translation>
+    </message>
+    <message>
+        <source>ds4 skips non-finite logits (isfinite), as sample_top_p_min_p does</source>
+        <translation>ds4 跳过非有限 logit（isfinite），与 sample_top_p_min_p 相同</translation>
+    </message>
+    <message>
+        <source>ds4: kept sum {0} is not positive and finite: returns the best id, no RNG draw</source>
+        <translation>ds4：保留部分之和 {0} 不是正有限数：返回最优 id，不抽取随机数</translation>
+    </message>
+    <message>
+        <source>ds4: no finite logit: sample_argmax fallback, no RNG draw</source>
+        <translation>ds4：没有有限 logit：回退到 sample_argmax，不抽取随机数</translation>
+    </message>
+    <message>
+        <source>ds4: sum {0} is not positive and finite: returns ids[0], no RNG draw</source>
+        <translation>ds4：和 {0} 不是正有限数：返回 ids[0]，不抽取随机数</translation>
+    </message>
+    <message>
+        <source>ds4: sum {0} is not positive and finite: returns the best id, no RNG draw</source>
+        <translation>ds4：和 {0} 不是正有限数：返回最优 id，不抽取随机数</translation>
+    </message>
+    <message>
+        <source>ds4: the ds4 CLI (ds4_cli.c run_sampled_generation) always samples with top_k = 0; top_k &gt; 0 follows ds4_sample_logits callers that pass k</source>
+        <translation>ds4：ds4 命令行（ds4_cli.c run_sampled_generation）总以 top_k = 0 采样；top_k &gt; 0 时按传入 k 的 ds4_sample_logits 调用方处理</translation>
+    </message>
+    <message>
+        <source>ds4: top_p {0} outside (0, 1] is treated as 1 (off)</source>
+        <translation>ds4：top_p {0} 不在 (0, 1] 内，按 1（关闭）处理</translation>
+    </message>
+    <message>
+        <source>explained by:      {engine}</source>
+        <translation>解释来源：        {engine}</translation>
+    </message>
+    <message>
+        <source>explained by: {list}</source>
+        <translation>解释来源：{list}</translation>
+    </message>
+    <message>
+        <source>greedy (argmax)</source>
+        <translation>贪心（argmax）</translation>
+    </message>
+    <message>
+        <source>hf: draw not reproducible (torch.multinomial); the draws shown use xorshift64* over the final probabilities</source>
+        <translation>hf：抽样不可复现（torch.multinomial）；显示的抽样按最终概率用 xorshift64* 得出</translation>
+    </message>
+    <message>
+        <source>hf: generate(do_sample=True) raises ValueError for temperature &lt;= 0; shown as do_sample=False (argmax)</source>
+        <translation>hf：temperature &lt;= 0 时 generate(do_sample=True) 抛出 ValueError；按 do_sample=False（argmax）显示</translation>
+    </message>
+    <message>
+        <source>hf: the warpers raise ValueError for top_k &lt; 0, top_p &lt; 0 or min_p outside [0, 1]; shown with the rules applied as is</source>
+        <translation>hf：top_k &lt; 0、top_p &lt; 0 或 min_p 不在 [0, 1] 内时各 warper 抛出 ValueError；此处按原样应用规则显示</translation>
+    </message>
+    <message>
+        <source>holds</source>
+        <translation>仍然成立</translation>
+    </message>
+    <message>
+        <source>host file {what}: {size} bytes, sha256 {sha256}</source>
+        <translation>主机端文件 {what}：{size} 字节，sha256 {sha256}</translation>
+    </message>
+    <message>
+        <source>host key not known: refused</source>
+        <translation>主机密钥未知：已拒绝</translation>
+    </message>
+    <message>
+        <source>identical</source>
+        <translation>一致</translation>
+    </message>
+    <message>
+        <source>identify failed: {reason}</source>
+        <translation>识别失败：{reason}</translation>
+    </message>
+    <message>
+        <source>ids 0, 1, 3 set to 0 (mass {0} removed, not renormalized)</source>
+        <translation>id 0、1、3 置为 0（移除概率质量 {0}，不重新归一化）</translation>
+    </message>
+    <message>
+        <source>input:             {text}</source>
+        <translation>输入：            {text}</translation>
+    </message>
+    <message>
+        <source>k={0} (capped from {1} at the candidate count)</source>
+        <translation>k={0}（由 {1} 截至候选数）</translation>
+    </message>
+    <message>
+        <source>k={0} (capped from {1} at {2})</source>
+        <translation>k={0}（由 {1} 截至 {2}）</translation>
+    </message>
+    <message>
+        <source>k={0} (capped from {1}) ({2})</source>
+        <translation>k={0}（由 {1} 截断）（{2}）</translation>
+    </message>
+    <message>
+        <source>k={0} ({1})</source>
+        <translation>k={0}（{1}）</translation>
+    </message>
+    <message>
+        <source>k={0} &lt;= 0: full vocabulary ({1} finite)</source>
+        <translation>k={0} &lt;= 0：整个词表（{1} 个有限值）</translation>
+    </message>
+    <message>
+        <source>k={0} &lt;= 0: no-op ({1} candidates, id order)</source>
+        <translation>k={0} &lt;= 0：不起作用（{1} 个候选，按 id 顺序）</translation>
+    </message>
+    <message>
+        <source>k={0}, sorted by logit</source>
+        <translation>k={0}，按 logit 排序</translation>
+    </message>
+    <message>
+        <source>k={0}: no-op (k &lt;= 0 or k &gt;= vocabulary {1})</source>
+        <translation>k={0}：不起作用（k &lt;= 0 或 k &gt;= 词表大小 {1}）</translation>
+    </message>
+    <message>
+        <source>k={0}: off ({1})</source>
+        <translation>k={0}：关闭（{1}）</translation>
+    </message>
+    <message>
+        <source>k={0}: scores &lt; the k-th largest {1} removed, {2} kept (hf keeps ties)</source>
+        <translation>k={0}：移除小于第 k 大值 {1} 的分数，保留 {2} 个（hf 保留并列项）</translation>
+    </message>
+    <message>
+        <source>k={0}: {1} kept (insertion sort, ties keep the lower id)</source>
+        <translation>k={0}：保留 {1} 个（插入排序，并列时保留较小的 id）</translation>
+    </message>
+    <message>
+        <source>k={0}: {1} kept (min-heap on probabilities)</source>
+        <translation>k={0}：保留 {1} 个（按概率建最小堆）</translation>
+    </message>
+    <message>
+        <source>kestrel does not filter them (the float arithmetic runs on them as is)</source>
+        <translation>kestrel 不过滤它们（float 运算照常作用于它们）</translation>
+    </message>
+    <message>
+        <source>kestrel never calls srand (src/main.c main): a fresh engine process draws as after srand(1); seed S here means srand(S)</source>
+        <translation>kestrel 从不调用 srand（src/main.c main）：新启动的引擎进程按 srand(1) 之后的序列抽样；此处种子 S 表示 srand(S)</translation>
+    </message>
+    <message>
+        <source>kestrel-llm (RK3588): greedy when T&lt;=0 or top-p&lt;=0; ids 0, 1, 3 banned; top-p on probabilities not renormalized after top-k/min-p; glibc rand(), which kestrel never seeds (seed 1 = a fresh engine process; seed S = srand(S)).</source>
+        <translation>kestrel-llm（RK3588）：T&lt;=0 或 top-p&lt;=0 时为贪心；屏蔽 id 0、1、3；top-p 作用于 top-k/min-p 之后未重新归一化的概率；使用 glibc rand()，kestrel 从不设置其种子（种子 1 = 新启动的引擎进程；种子 S = srand(S)）。</translation>
+    </message>
+    <message>
+        <source>kestrel: no probability left (banned or cut): the sum is 0, so r = 0 &lt;= cumsum and the draw returns id 0</source>
+        <translation>kestrel：没有剩余概率（被屏蔽或截断）：和为 0，于是 r = 0 &lt;= cumsum，抽样返回 id 0</translation>
+    </message>
+    <message>
+        <source>kestrel: the final sum is NaN, so r is NaN, no r &lt;= cumsum holds and every draw is the engine's argmax fallback (best = 0; logits[i] &gt; logits[best]): id {0}{1}{2}; the engine does the same (vllm_transformer.c sample_token_pk)</source>
+        <translation>kestrel：最终和为 NaN，于是 r 为 NaN，r &lt;= cumsum 均不成立，每次抽样都是引擎的 argmax 回退（best = 0；logits[i] &gt; logits[best]）：id {0}{1}{2}；引擎本身也是如此（vllm_transformer.c sample_token_pk）</translation>
+    </message>
+    <message>
+        <source>kestrel: the softmax sum is NaN: every probability is NaN and the draw falls back to the argmax of the logits</source>
+        <translation>kestrel：softmax 之和为 NaN：所有概率均为 NaN，抽样回退到 logits 的 argmax</translation>
+    </message>
+    <message>
+        <source>llama.cpp default chain: top-k, top-p, min-p on the untempered logits, temperature last; dist draws with std::mt19937 (two outputs per draw, also at T&lt;=0).</source>
+        <translation>llama.cpp 默认链：top-k、top-p、min-p 作用于未经温度缩放的 logits，温度最后应用；dist 用 std::mt19937 抽样（每次抽样取两个输出，T&lt;=0 时亦然）。</translation>
+    </message>
+    <message>
+        <source>llama.cpp keeps them as they are (+inf makes expf(inf - inf) NaN downstream)</source>
+        <translation>llama.cpp 原样保留它们（+inf 会使后续的 expf(inf - inf) 成为 NaN）</translation>
+    </message>
+    <message>
+        <source>llama.cpp: NaN logits make its std::sort comparator inconsistent; here NaN sorts last (not bit-exact)</source>
+        <translation>llama.cpp：NaN logit 使其 std::sort 比较器不一致；此处 NaN 排在最后（非逐位一致）</translation>
+    </message>
+    <message>
+        <source>llama.cpp: T &lt;= 0 still consumes the RNG in dist (two mt19937 outputs per draw) unless one candidate is left</source>
+        <translation>llama.cpp：T &lt;= 0 时 dist 仍消耗随机数（每次抽样两个 mt19937 输出），除非只剩一个候选</translation>
+    </message>
+    <message>
+        <source>min_p={0} &lt;= 0: no-op</source>
+        <translation>min_p={0} &lt;= 0：不起作用</translation>
+    </message>
+    <message>
+        <source>min_p={0} &lt;= 0: off</source>
+        <translation>min_p={0} &lt;= 0：关闭</translation>
+    </message>
+    <message>
+        <source>min_p={0} of the top prob (threshold prob {1}): {2} kept</source>
+        <translation>min_p={0} 乘以最大概率（阈值概率 {1}）：保留 {2} 个</translation>
+    </message>
+    <message>
+        <source>min_p={0} of the top prob {1}: threshold {2}</source>
+        <translation>min_p={0} 乘以最大概率 {1}：阈值 {2}</translation>
+    </message>
+    <message>
+        <source>min_p={0} of the top prob: threshold prob {1}, {2} kept ({3})</source>
+        <translation>min_p={0} 乘以最大概率：阈值概率 {1}，保留 {2} 个（{3}）</translation>
+    </message>
+    <message>
+        <source>min_p={0} of the top prob: {1} kept</source>
+        <translation>min_p={0} 乘以最大概率：保留 {1} 个</translation>
+    </message>
+    <message>
+        <source>min_p={0}: logit &gt;= max + ln(min_p) = {1}, {2} kept</source>
+        <translation>min_p={0}：logit &gt;= max + ln(min_p) = {1}，保留 {2} 个</translation>
+    </message>
+    <message>
+        <source>min_p={0}: logit &gt;= max + ln(min_p) = {1}, {2} kept (llama.cpp)</source>
+        <translation>min_p={0}：logit &gt;= max + ln(min_p) = {1}，保留 {2} 个（llama.cpp）</translation>
+    </message>
+    <message>
+        <source>min_p={0}: off ({1})</source>
+        <translation>min_p={0}：关闭（{1}）</translation>
+    </message>
+    <message>
+        <source>no board ids</source>
+        <translation>无板端 id</translation>
+    </message>
+    <message>
+        <source>no candidates</source>
+        <translation>没有候选</translation>
+    </message>
+    <message>
+        <source>no emulation</source>
+        <translation>无可复现的模拟</translation>
+    </message>
+    <message>
+        <source>no emulation reproduces every id</source>
+        <translation>没有哪种模拟能复现全部 id</translation>
+    </message>
+    <message>
+        <source>no finite logit: argmax id {0}</source>
+        <translation>没有有限 logit：argmax id {0}</translation>
+    </message>
+    <message>
+        <source>no ids</source>
+        <translation>无 id</translation>
+    </message>
+    <message>
+        <source>normalization</source>
+        <translation>规范化</translation>
+    </message>
+    <message>
+        <source>not found</source>
+        <translation>未找到</translation>
+    </message>
+    <message>
+        <source>p=1: off (draw walks the ids in id order)</source>
+        <translation>p=1：关闭（抽样按 id 顺序遍历）</translation>
+    </message>
+    <message>
+        <source>p={0} &gt;= 1: no-op</source>
+        <translation>p={0} &gt;= 1：不起作用</translation>
+    </message>
+    <message>
+        <source>p={0} &gt;= 1: off</source>
+        <translation>p={0} &gt;= 1：关闭</translation>
+    </message>
+    <message>
+        <source>p={0} &gt;= 1: off ({1})</source>
+        <translation>p={0} &gt;= 1：关闭（{1}）</translation>
+    </message>
+    <message>
+        <source>p={0} reached at rank {1} (cum {2}), threshold prob {3}</source>
+        <translation>在第 {1} 名达到 p={0}（累计 {2}），阈值概率 {3}</translation>
+    </message>
+    <message>
+        <source>p={0} reached at rank {1}, threshold prob {2} ({3})</source>
+        <translation>在第 {1} 名达到 p={0}，阈值概率 {2}（{3}）</translation>
+    </message>
+    <message>
+        <source>p={0}: ascending cumulative &lt;= {1} removed, {2} kept (hf)</source>
+        <translation>p={0}：移除升序累计 &lt;= {1} 的部分，保留 {2} 个（hf）</translation>
+    </message>
+    <message>
+        <source>p={0}: running sum {1} at rank {2}{3}</source>
+        <translation>p={0}：第 {2} 名处累计和 {1}{3}</translation>
+    </message>
+    <message>
+        <source>p={0}: {1} extracted, cum {2} (unrenormalized), last prob {3}{4}</source>
+        <translation>p={0}：取出 {1} 个，累计 {2}（未重新归一化），最后一个概率 {3}{4}</translation>
+    </message>
+    <message>
+        <source>p={0}: {1} kept, cum {2} of the unrenormalized probs (kestrel)</source>
+        <translation>p={0}：保留 {1} 个，未重新归一化的概率累计 {2}（kestrel）</translation>
+    </message>
+    <message>
+        <source>reconnecting…</source>
+        <translation>正在重新连接…</translation>
+    </message>
+    <message>
+        <source>rule {rule}</source>
+        <translation>规则 {rule}</translation>
+    </message>
+    <message>
+        <source>rules: {list}</source>
+        <translation>规则：{list}</translation>
+    </message>
+    <message>
+        <source>same bytes, split differently</source>
+        <translation>字节相同，切分不同</translation>
+    </message>
+    <message>
+        <source>sampling</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>signed</source>
+        <translation>有符号</translation>
+    </message>
+    <message>
+        <source>special token split into pieces</source>
+        <translation>特殊 token 被拆成多段</translation>
+    </message>
+    <message>
+        <source>the Inspect tab's text</source>
+        <translation>“检视”页的文本</translation>
+    </message>
+    <message>
+        <source>the board prints:  {text}</source>
+        <translation>板端打印：        {text}</translation>
+    </message>
+    <message>
+        <source>the vocabulary size</source>
+        <translation>词表大小</translation>
+    </message>
+    <message>
+        <source>transformers: temperature, top-k, top-p, min-p, keeping at least one token; top-p ties follow torch.sort's ascending index order; the draw (torch.multinomial) is not reproducible.</source>
+        <translation>transformers：temperature、top-k、top-p、min-p，至少保留一个 token；top-p 的并列项按 torch.sort 的升序下标排列；抽样（torch.multinomial）不可复现。</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>unknown id</source>
+        <translation>未知 id</translation>
+    </message>
+    <message>
+        <source>unsigned</source>
+        <translation>无符号</translation>
+    </message>
+    <message>
+        <source>vocab.bin entries: host {host}, board {board}; {n} differ</source>
+        <translation>vocab.bin 条目：主机端 {host}，板端 {board}；{n} 个不同</translation>
+    </message>
+    <message>
+        <source>your order</source>
+        <translation>你的顺序</translation>
+    </message>
+    <message>
+        <source>{0} &lt;= 0: argmax id {1} (first maximum, banned ids not applied), no rand() call</source>
+        <translation>{0} &lt;= 0：取 argmax id {1}（第一个最大值，不应用屏蔽的 id），不调用 rand()</translation>
+    </message>
+    <message>
+        <source>{0} NaN, {1} +inf, {2} -inf (first at id {3}): {4}</source>
+        <translation>{0} 个 NaN、{1} 个 +inf、{2} 个 -inf（首个在 id {3}）：{4}</translation>
+    </message>
+    <message>
+        <source>{0} finite logits{1}</source>
+        <translation>{0} 个有限 logit{1}</translation>
+    </message>
+    <message>
+        <source>{host} offers a host key that is in no known_hosts file:
+
+{key_type} {fingerprint}
+
+Trust it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub). Trust and connect?</source>
+        <translation>{host} 提供的主机密钥不在任何 known_hosts 文件中：
+
+{key_type} {fingerprint}
+
+仅当它确是板端自己的密钥时才信任（在板端执行：ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub）。信任并连接？</translation>
+    </message>
+    <message>
+        <source>{label} (text: {source})</source>
+        <translation>{label}（文本：{source}）</translation>
+    </message>
+    <message>
+        <source>{name}: {verdict}  ·  {passed} of {n} samples pass</source>
+        <translation>{name}：{verdict}  ·  {n} 个样本中 {passed} 个通过</translation>
+    </message>
+    <message>
+        <source>{n} divergent</source>
+        <translation>{n} 处分歧</translation>
+    </message>
+    <message>
+        <source>{n} draws from one seeded RNG; first {first}. χ² = {chi2} on {dof} dof, p = {p}: NOT consistent with the final probabilities.  {rng}</source>
+        <translation>由同一个已设种子的随机数生成器抽样 {n} 次；首次为 {first}。χ² = {chi2}，自由度 {dof}，p = {p}：与最终概率不一致。  {rng}</translation>
+    </message>
+    <message>
+        <source>{n} draws from one seeded RNG; first {first}. χ² = {chi2} on {dof} dof, p = {p}: consistent with the final probabilities.  {rng}</source>
+        <translation>由同一个已设种子的随机数生成器抽样 {n} 次；首次为 {first}。χ² = {chi2}，自由度 {dof}，p = {p}：与最终概率一致。  {rng}</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} 个 token</translation>
+    </message>
+    <message>
+        <source>{n} without board ids</source>
+        <translation>{n} 条没有板端 id</translation>
+    </message>
+    <message>
+        <source>{path}: checking…</source>
+        <translation>{path}：正在检查…</translation>
+    </message>
+    <message>
+        <source>{probe}: board {board} | {engine} {host}</source>
+        <translation>{probe}：板端 {board} | {engine} {host}</translation>
+    </message>
+    <message>
+        <source>{reason} (the results so far are shown)</source>
+        <translation>{reason}（显示目前为止的结果）</translation>
+    </message>
+    <message>
+        <source>{same} of {n} texts identical</source>
+        <translation>{n} 条文本中 {same} 条一致</translation>
+    </message>
+    <message>
+        <source>✔ the board's tokenizer file is the host's</source>
+        <translation>✔ 板端的分词器文件与主机端相同</translation>
+    </message>
+    <message>
+        <source>✘ the board's tokenizer file differs from the host's</source>
+        <translation>✘ 板端的分词器文件与主机端不同</translation>
+    </message>
+    <message>
+        <source>✘ {token}: {host} on the host, {board} arrived whole on the board</source>
+        <translation>✘ {token}：主机端 {host}，板端完整收到 {board}</translation>
+    </message>
+    <message>
+        <source>{n} ids</source>
+        <translation>{n} 个 id</translation>
+    </message>
+    <message>
+        <source>; {k} of the first {n} hold other bytes (first: id {id})</source>
+        <translation>；前 {n} 个中有 {k} 个字节不同（首个：id {id}）</translation>
+    </message>
+    <message>
+        <source>; the first {n} hold the same bytes</source>
+        <translation>；前 {n} 个字节相同</translation>
+    </message>
+    <message>
+        <source>vocabulary</source>
+        <translation>词表</translation>
+    </message>
+    <message>
+        <source> and {n} more</source>
+        <translation> 等另外 {n} 个</translation>
+    </message>
+    <message>
+        <source>{n} special</source>
+        <translation>{n} 个特殊 token</translation>
+    </message>
+    <message>
+        <source>; only here: {list}</source>
+        <translation>；仅此处有：{list}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source> (llama.cpp: model {model}, pre {pre})</source>
+        <translation>（llama.cpp：模型 {model}，预分词 {pre}）</translation>
+    </message>
+    <message>
+        <source>normalizer</source>
+        <translation>规范化器</translation>
+    </message>
+    <message>
+        <source>pre-tokenizer</source>
+        <translation>预分词器</translation>
+    </message>
+    <message>
+        <source>add_special_tokens adds</source>
+        <translation>add_special_tokens 添加的内容</translation>
+    </message>
+    <message>
+        <source>built-in ChatML</source>
+        <translation>内置 ChatML</translation>
+    </message>
 </context>
 </TS>

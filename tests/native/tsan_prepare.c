@@ -13,7 +13,11 @@
  * (TSan reports go to stderr and set their own exit code).
  *
  * The same threads share the handle's chunk cache (chunk_cache.c): first
- * inserts race, later reads find entries another thread published.
+ * inserts race, later reads find entries another thread published. Each
+ * text is also encoded ids-only (TC_ENCODE_IDS_ONLY), and each thread then
+ * runs tc_encode_batch with BATCH_THREADS native threads of its own over
+ * the same handle (platform.c's threads), full and ids-only: all must give
+ * the reference ids.
  * Does not: test the encoders themselves (the fuzz harnesses and the parity
  * tests do).
  */
@@ -32,6 +36,8 @@
 #define THREADS 4
 #define ROUNDS 6
 #define NENC 5
+#define BATCH_THREADS 3
+#define BATCH_COPIES 4         /* the batch: every text this many times */
 
 static const char *const TEXTS[] = {
     "Hello, world! naïve café 12345",
@@ -63,10 +69,37 @@ static int encode_ids(const tc_tokenizer *tok, int enc, const char *text, tc_enc
     return tc_encode_ex(tok, (const uint8_t *)text, strlen(text), 1, (tc_encoder)enc, out, NULL, &err);
 }
 
+static int same(const tc_encoding *e, const ref *want, int enc, size_t t) {
+    return e->n == want->n[enc][t] && memcmp(e->ids, want->ids[enc][t], e->n * sizeof *e->ids) == 0;
+}
+
+/* tc_encode_batch of every text BATCH_COPIES times on BATCH_THREADS threads; wrong results counted. */
+static int batch_wrong(const tc_tokenizer *tok, int enc, unsigned flags, const ref *want) {
+    enum { N = NTEXTS * BATCH_COPIES };
+    const uint8_t *texts[N];
+    size_t lens[N];
+    tc_encoding outs[N];
+    memset(outs, 0, sizeof outs);
+    for (size_t i = 0; i < N; i++) {
+        texts[i] = (const uint8_t *)TEXTS[i % NTEXTS];
+        lens[i] = strlen(TEXTS[i % NTEXTS]);
+    }
+    tc_error err = {0};
+    int wrong = 0;
+    if (tc_encode_batch(tok, texts, lens, N, 1, (tc_encoder)enc, flags, BATCH_THREADS, outs, NULL, &err) != TC_OK)
+        wrong = N;
+    for (size_t i = 0; i < N; i++) {
+        if (!wrong && !same(&outs[i], want, enc, i % NTEXTS)) wrong++;
+        tc_encoding_free(&outs[i]);
+    }
+    return wrong;
+}
+
 static void *worker(void *arg) {
     job *j = arg;
-    tc_encoding e;
+    tc_encoding e, ids;
     memset(&e, 0, sizeof e);
+    memset(&ids, 0, sizeof ids);
     pthread_barrier_wait(j->start);
     for (int step = 0; step < NENC; step++) {
         int enc = (j->first + step) % NENC;
@@ -75,12 +108,16 @@ static void *worker(void *arg) {
         if (ok != j->want->ok[enc]) { j->wrong++; continue; }
         if (!ok) continue;
         for (size_t t = 0; t < NTEXTS; t++) {
-            if (encode_ids(j->tok, enc, TEXTS[t], &e) != TC_OK || e.n != j->want->n[enc][t] ||
-                memcmp(e.ids, j->want->ids[enc][t], e.n * sizeof *e.ids) != 0)
+            if (encode_ids(j->tok, enc, TEXTS[t], &e) != TC_OK || !same(&e, j->want, enc, t)) j->wrong++;
+            if (tc_encode_flags(j->tok, (const uint8_t *)TEXTS[t], strlen(TEXTS[t]), 1, (tc_encoder)enc,
+                                TC_ENCODE_IDS_ONLY, &ids, NULL, &err) != TC_OK || !same(&ids, j->want, enc, t))
                 j->wrong++;
         }
+        j->wrong += batch_wrong(j->tok, enc, 0, j->want);
+        j->wrong += batch_wrong(j->tok, enc, TC_ENCODE_IDS_ONLY, j->want);
     }
     tc_encoding_free(&e);
+    tc_encoding_free(&ids);
     return NULL;
 }
 
