@@ -1,7 +1,15 @@
 """Sampler benchmark (not a test): every stage of each preset on 151,936
-random-normal logits (the Qwen vocabulary size), through the native sampler
-(stage records included, one draw), next to a numpy implementation of the
-same chain as the peer. Median of --runs, in ms; ratio = numpy / native.
+random-normal logits (the Qwen vocabulary size), median of --runs, in ms:
+
+  C          the native run alone on a reused workspace (every stage's record,
+             no Python result), what the issue's "in C" figure means
+  before     the same figure measured before the workspace (commit 131f893,
+             this machine, quiet): fresh arrays per run, libm exp/log per id
+  light      the Sampling tab's call: the run, each stage's top 16 and the
+             full arrays of the small stages only, one draw
+  full       the Python call with every stage's full arrays, one draw
+  numpy      a numpy implementation of the same chain (no torch here: the
+             transformers LogitsProcessors cannot run on this machine)
 
     python bench/sampler.py [--runs 30] [--vocab 151936]
 """
@@ -21,8 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 from tokinspect import _tokcore  # noqa: E402
+from tokinspect.sampling import SamplerSettings, run_stages, sample  # noqa: E402
 
 T, K, P, MINP, SEED = 0.8, 40, 0.95, 0.05, 42
+# C ms per run before the workspace (commit 131f893), 151,936 ids, the settings above, quiet machine
+REPS = 10   # C runs per timed call
+BEFORE_MS = {"ds4": 1.99, "llama.cpp": 1.67, "kestrel": 4.20, "hf": 3.23, "custom": 3.28}
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -99,17 +111,23 @@ def main() -> int:
     print(f"logits    {args.vocab} random-normal float32; T={T} top_k={K} top_p={P} min_p={MINP}; "
           f"median of {args.runs} runs\n")
     rows = []
+    ws = _tokcore.sampler_workspace(args.vocab)
     for preset, order in ORDERS.items():
         order_s = ",".join(("temperature", "top_k", "top_p", "min_p")) if preset == "custom" else ""
-        c = median_ms(lambda p=preset, o=order_s: _tokcore.sampler_run(x, p, T, K, P, MINP, SEED, o, "", 1),
-                      args.runs)
+        c = median_ms(lambda p=preset, o=order_s: _tokcore.sampler_repeat(x, p, T, K, P, MINP, SEED, o, "", REPS, ws),
+                      args.runs) / REPS
+        st = SamplerSettings(preset=preset, temperature=T, top_k=K, top_p=P, min_p=MINP, seed=SEED)
+        light = median_ms(lambda s_=st: run_stages(x, s_, top_n=16, light=True), args.runs)
+        full = median_ms(lambda s_=st: sample(x, s_, 1), args.runs)
         rng = np.random.default_rng(SEED)
         chain = numpy_chain(order)
         n = median_ms(lambda ch=chain, g=rng: ch(x, g), args.runs)
-        rows.append([preset, " > ".join(order), f"{c:.2f}", f"{n:.2f}", f"{n / c:.1f}"])
-    common.print_table(["preset", "stages", "native ms", "numpy ms", "numpy / native"], rows, left=2)
-    print("\nnative ms includes the Python call and every stage's record (the input stage holds all "
-          f"{args.vocab} candidates).")
+        rows.append([preset, " > ".join(order), f"{c:.2f}", f"{BEFORE_MS[preset]:.2f}", f"{light:.2f}", f"{full:.2f}",
+                     f"{n:.2f}", f"{n / c:.1f}"])
+    common.print_table(["preset", "stages", "C ms", "before", "light ms", "full ms", "numpy ms", "numpy / C"], rows,
+                       left=2)
+    print(f"\nC ms: every stage's record (the input stage holds all {args.vocab} candidates), on one reused "
+          f"workspace ({_tokcore.sampler_workspace_bytes(ws) / 2**20:.1f} MiB).")
     return 0
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,12 +33,22 @@ LOGITS_FORMATS: tuple[str, ...] = ("npy", "f32", "f16", "bf16", "text")
 @dataclass
 class Stage:
     name: str
-    ids: np.ndarray          # int32, in the engine's order
-    probs: np.ndarray        # float64, same order, renormalized over the kept set
+    ids: np.ndarray          # int32, in the engine's order (empty for a large stage of a light run)
+    probs: np.ndarray        # float64, same order, renormalized over the kept set (likewise)
     kept: int
     kept_mass: float         # mass of the kept set in the previous stage's distribution
     entropy_bits: float
     cutoff: str
+    # with top_n: the top_n candidates by probability (descending, lower id first among equals), and
+    # for each of the previous stage's top ids whether this stage kept it (None without top_n)
+    top_ids: np.ndarray | None = None
+    top_probs: np.ndarray | None = None
+    kept_of_prev_top: np.ndarray | None = None
+
+    @property
+    def complete(self) -> bool:
+        """ids and probs hold every kept candidate (a light run leaves them out of large stages)."""
+        return self.ids.shape[0] == self.kept
 
 
 @dataclass
@@ -79,17 +90,39 @@ def _row(logits_row: np.ndarray) -> np.ndarray:
     return a
 
 
-def _call(logits_row: np.ndarray, s: SamplerSettings, n: int) -> dict:
+# One native workspace per thread, reused by every run of that thread (no allocation per run: a
+# dragged slider runs the sampler at every step). The native side refuses to share one between two
+# runs at once (the second takes its own), so a thread-local one is only ever used by its thread.
+_workspaces = threading.local()
+LIGHT_MAX = 4096   # a light run leaves out the ids and probs of stages larger than this (not the last)
+
+
+def _workspace(vocab: int) -> object:
+    ws = getattr(_workspaces, "ws", None)
+    if ws is None or getattr(_workspaces, "vocab", 0) < vocab:
+        ws = _workspaces.ws = _tokcore.sampler_workspace(vocab)
+        _workspaces.vocab = vocab
+    return ws
+
+
+def _call(logits_row: np.ndarray, s: SamplerSettings, n: int, top_n: int = 0, light: bool = False) -> dict:
     _check(s)
     order = ",".join(s.order if s.order is not None else STAGES) if s.preset == "custom" else ""
     sem = ",".join(f"{k}={v}" for k, v in (s.semantics or {}).items()) if s.preset == "custom" else ""
-    return _tokcore.sampler_run(_row(logits_row), s.preset, float(s.temperature), int(s.top_k), float(s.top_p),
-                                float(s.min_p), int(s.seed), order, sem, int(n))
+    row = _row(logits_row)
+    return _tokcore.sampler_run(row, s.preset, float(s.temperature), int(s.top_k), float(s.top_p),
+                                float(s.min_p), int(s.seed), order, sem, int(n), 0, None, _workspace(row.size),
+                                int(top_n), LIGHT_MAX if light else -1)
 
 
-def run_stages(logits_row: np.ndarray, s: SamplerSettings) -> SampleResult:
-    """Every stage of the preset's chain on one row of logits."""
-    return _result(_call(logits_row, s, 0))
+def run_stages(logits_row: np.ndarray, s: SamplerSettings, top_n: int = 0, light: bool = False) -> SampleResult:
+    """Every stage of the preset's chain on one row of logits.
+
+    top_n > 0 fills each stage's top_ids / top_probs / kept_of_prev_top; light (with top_n) leaves the
+    ids and probs out of the stages larger than LIGHT_MAX candidates except the last (see Stage.complete)."""
+    if light and top_n <= 0:
+        raise ValueError("a light run needs top_n > 0 (its large stages are known by their tops only)")
+    return _result(_call(logits_row, s, 0, top_n, light))
 
 
 def sample(logits_row: np.ndarray, s: SamplerSettings, n: int = 1) -> tuple[SampleResult, Draws]:
@@ -104,10 +137,19 @@ def _draws(raw: dict) -> Draws:
     return Draws(np.frombuffer(raw["draws"], dtype=np.int32).copy(), raw["rng_before"], raw["rng_after"])
 
 
+def _stage(t: tuple) -> Stage:
+    name, ids, probs, mass, h, kept, cut = t[:7]
+    st = Stage(name, np.frombuffer(ids, dtype=np.int32), np.frombuffer(probs, dtype=np.float64), int(kept),
+               float(mass), float(h), cut)
+    if len(t) > 7:
+        st.top_ids = np.frombuffer(t[7], dtype=np.int32)
+        st.top_probs = np.frombuffer(t[8], dtype=np.float64)
+        st.kept_of_prev_top = np.frombuffer(t[9], dtype=np.bool_)
+    return st
+
+
 def _result(raw: dict) -> SampleResult:
-    stages = [Stage(name, np.frombuffer(ids, dtype=np.int32), np.frombuffer(probs, dtype=np.float64), int(kept),
-                    float(mass), float(h), cut)
-              for name, ids, probs, mass, h, kept, cut in raw["stages"]]
+    stages = [_stage(t) for t in raw["stages"]]
     notes = [x for x in raw["notes"].split("\n") if x]
     return SampleResult(raw["preset"], stages, bool(raw["greedy"]), notes)
 
@@ -155,7 +197,7 @@ def sample_counts(logits_row: np.ndarray, s: SamplerSettings, n: int,
     order = ",".join(s.order if s.order is not None else STAGES) if s.preset == "custom" else ""
     sem = ",".join(f"{k}={v}" for k, v in (s.semantics or {}).items()) if s.preset == "custom" else ""
     raw = _tokcore.sampler_run(row, s.preset, float(s.temperature), int(s.top_k), float(s.top_p), float(s.min_p),
-                               int(s.seed), order, sem, int(n), int(chunk), take)
+                               int(s.seed), order, sem, int(n), int(chunk), take, _workspace(row.size))
     nz = np.flatnonzero(hist)
     firsts = np.concatenate(first) if first else np.zeros(0, dtype=np.int32)
     return _result(raw), DrawCounts(n, nz.astype(np.int64), hist[nz], firsts, raw["rng_before"], raw["rng_after"])

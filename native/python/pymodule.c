@@ -89,6 +89,43 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     return wrap(t);
 }
 
+/* load_hf_cached(data, sha256, cache_path) -> (Handle, hit, new_cache): a
+ * tokenizer.json from its bytes, its BPE tables from the cache file at
+ * cache_path when that is valid for this file and engine (a missing,
+ * unreadable or invalid one is a miss). new_cache: the bytes to store after
+ * a miss (None after a hit, or for a model that is not cached). */
+static PyObject *mod_load_hf_cached(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer data, key;
+    const char *cache_path = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*z", &data, &key, &cache_path)) return NULL;
+    if (key.len != 32) {
+        PyBuffer_Release(&data); PyBuffer_Release(&key);
+        return PyErr_Format(PyExc_ValueError, "the key is a sha256 digest (32 bytes), not %zd bytes", key.len);
+    }
+    tc_error err = {0};
+    tc_buf fresh = {0};
+    tc_tokenizer *t;
+    int hit = 0;
+    Py_BEGIN_ALLOW_THREADS
+    t = tc_load_hf_json_cached(data.buf, (size_t)data.len, key.buf, cache_path, &hit, &fresh, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&key);
+    if (!t) { tc_buf_free(&fresh); return raise_tc(&err); }
+    PyObject *h = wrap(t);
+    if (!h) { tc_buf_free(&fresh); return NULL; }
+    PyObject *blob = Py_None;
+    Py_INCREF(blob);
+    if (fresh.len) {
+        Py_DECREF(blob);
+        blob = PyBytes_FromStringAndSize((const char *)fresh.data, (Py_ssize_t)fresh.len);
+    }
+    tc_buf_free(&fresh);
+    if (!blob) { Py_DECREF(h); return NULL; }
+    return Py_BuildValue("(NON)", h, hit ? Py_True : Py_False, blob);
+}
+
 /* load_gguf(path, parse_special) -> Handle: only the GGUF's header is read */
 static PyObject *mod_load_gguf(PyObject *mod, PyObject *args) {
     (void)mod;
@@ -714,8 +751,86 @@ static int sem_lookup(const char *name, int *out) {
     return 0;
 }
 
+/* A sampler workspace held by a Python object (a capsule): `busy` is set and
+ * cleared with the GIL held, so a second thread reaching the same workspace
+ * while a run holds it (the GIL released) takes a workspace of its own. */
+typedef struct py_sws {
+    tc_sampler_ws *ws;
+    int busy;
+} py_sws;
+
+#define SWS_NAME "tokinspect.sampler_workspace"
+
+static void sws_destroy(PyObject *cap) {
+    py_sws *w = PyCapsule_GetPointer(cap, SWS_NAME);
+    if (!w) { PyErr_Clear(); return; }
+    tc_sampler_ws_free(w->ws);
+    free(w);
+}
+
+/* sampler_workspace(n_vocab) -> an opaque workspace for sampler_run */
+static PyObject *mod_sampler_workspace(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n)) return NULL;
+    if (n < 1 || n > INT32_MAX) return PyErr_Format(PyExc_ValueError, "n_vocab %zd outside 1..2^31-1", n);
+    py_sws *w = calloc(1, sizeof *w);
+    if (!w || !(w->ws = tc_sampler_ws_new((uint32_t)n))) { free(w); return PyErr_NoMemory(); }
+    PyObject *cap = PyCapsule_New(w, SWS_NAME, sws_destroy);
+    if (!cap) { tc_sampler_ws_free(w->ws); free(w); }
+    return cap;
+}
+
+/* sampler_workspace_bytes(ws) -> bytes the workspace holds */
+static PyObject *mod_sampler_workspace_bytes(PyObject *mod, PyObject *arg) {
+    (void)mod;
+    py_sws *w = PyCapsule_GetPointer(arg, SWS_NAME);
+    if (!w) return NULL;
+    return PyLong_FromSize_t(tc_sampler_ws_bytes(w->ws));
+}
+
+/* out[j] = ids[j] is among s's ids, for m <= 2^20 ids: one pass over s with
+ * the ids in a small open-addressed set (power-of-two slots, linear probing) */
+static void sstage_member(const tc_sstage *s, const int32_t *ids, uint32_t m, unsigned char *out) {
+    uint32_t cap = 16;
+    while (cap < 2 * m) cap *= 2;
+    int32_t *slot = malloc(cap * sizeof *slot);
+    uint32_t *pos = malloc(cap * sizeof *pos);
+    memset(out, 0, m);
+    if (!slot || !pos) {   /* no memory for the set: the plain scan */
+        for (uint32_t j = 0; j < m; j++)
+            for (uint32_t i = 0; i < s->n && !out[j]; i++) out[j] = s->ids[i] == ids[j];
+        free(slot);
+        free(pos);
+        return;
+    }
+    for (uint32_t k = 0; k < cap; k++) slot[k] = -1;
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t h = ((uint32_t)ids[j] * 2654435761u) & (cap - 1);
+        while (slot[h] >= 0 && slot[h] != ids[j]) h = (h + 1) & (cap - 1);
+        slot[h] = ids[j];
+        pos[h] = j;
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t h = ((uint32_t)s->ids[i] * 2654435761u) & (cap - 1);
+        while (slot[h] >= 0) {
+            if (slot[h] == s->ids[i]) { out[pos[h]] = 1; break; }
+            h = (h + 1) & (cap - 1);
+        }
+    }
+    free(slot);
+    free(pos);
+}
+
 /* sampler_run(logits: float32 buffer, preset, temperature, top_k, top_p, min_p,
- *             seed, order: "a,b", semantics: "stage=engine,..", n_draws) -> dict */
+ *             seed, order: "a,b", semantics: "stage=engine,..", n_draws
+ *             [, chunk, callback, workspace, top_n]) -> dict
+ * workspace: from sampler_workspace (None: one for this call). top_n > 0 adds
+ * to each stage its top_n candidates by probability (ids, probs bytes) and
+ * which of the previous stage's top_n it kept (bytes of 0/1). full_max >= 0:
+ * a stage with more candidates than that, other than the last, comes without
+ * its ids and probs (empty bytes): a caller that plots the tops does not pay
+ * for copying every full-vocabulary stage. */
 static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     (void)mod;
     Py_buffer b;
@@ -723,18 +838,22 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     float T, tp, mp;
     int top_k;
     unsigned long long seed;
-    Py_ssize_t n_draws, chunk = 0;
-    PyObject *callback = Py_None;
-    if (!PyArg_ParseTuple(args, "y*sfiffKssn|nO", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &n_draws,
-                          &chunk, &callback))
+    Py_ssize_t n_draws, chunk = 0, top_n = 0, full_max = -1;
+    PyObject *callback = Py_None, *wsobj = Py_None;
+    if (!PyArg_ParseTuple(args, "y*sfiffKssn|nOOnn", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics,
+                          &n_draws, &chunk, &callback, &wsobj, &top_n, &full_max))
         return NULL;
     const int stream = callback != Py_None;
+    py_sws *pw = NULL;
+    tc_sampler_ws *tmp_ws = NULL, *ws = NULL;
+    PyObject *res = NULL;
+    if (wsobj != Py_None && !(pw = PyCapsule_GetPointer(wsobj, SWS_NAME))) goto out;
+    if (top_n < 0 || top_n > 1 << 20) { PyErr_Format(PyExc_ValueError, "top_n %zd out of range", top_n); goto out; }
     tc_sampler_params p;
     memset(&p, 0, sizeof p);
     p.temperature = T; p.top_k = top_k; p.top_p = tp; p.min_p = mp; p.seed = seed;
     for (int i = 0; i < 4; i++) p.semantics[i] = TC_SEM_LLAMA;
     int idx[4];
-    PyObject *res = NULL;
     if (b.len % 4 != 0 || b.len == 0 || b.len / 4 > INT32_MAX) {
         PyErr_Format(PyExc_ValueError, "logits: need 1..2^31-1 float32 values (%zd bytes)", b.len);
         goto out;
@@ -762,9 +881,11 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
     const Py_ssize_t held = stream ? (chunk < n_draws ? chunk : n_draws) : n_draws;
     int32_t *draws = malloc((size_t)(held ? held : 1) * sizeof *draws);
     if (!draws) { PyErr_NoMemory(); goto out; }
+    if (pw && !pw->busy) { ws = pw->ws; pw->busy = 1; }
+    else if (!(ws = tmp_ws = tc_sampler_ws_new((uint32_t)(b.len / 4)))) { free(draws); PyErr_NoMemory(); goto out; }
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = tc_sampler_run((const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
+    rc = tc_sampler_run_ws(ws, (const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
     if (rc == TC_OK && !stream) rc = tc_sampler_draw(&r, &p, (uint32_t)n_draws, draws, &st, &err);
     Py_END_ALLOW_THREADS
     if (rc == TC_OK && stream) {
@@ -796,11 +917,37 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
         goto out;
     }
     PyObject *stages = PyList_New(r.n_stages);
+    int32_t *top_ids = top_n ? malloc((size_t)top_n * sizeof *top_ids) : NULL;
+    double *top_p = top_n ? malloc((size_t)top_n * sizeof *top_p) : NULL;
+    if (top_n && (!top_ids || !top_p)) { Py_CLEAR(stages); PyErr_NoMemory(); }
+    unsigned char *kept = top_n ? malloc((size_t)top_n) : NULL;
+    int32_t *prev_top = top_n ? malloc((size_t)top_n * sizeof *prev_top) : NULL;
+    uint32_t prev_m = 0;
+    if (top_n && (!kept || !prev_top)) { Py_CLEAR(stages); PyErr_NoMemory(); }
     for (int i = 0; stages && i < r.n_stages; i++) {
         const tc_sstage *g = &r.stages[i];
-        PyObject *t = Py_BuildValue("(sy#y#ddns)", g->name, (const char *)g->ids, (Py_ssize_t)(g->n * sizeof(int32_t)),
-                                    (const char *)g->probs, (Py_ssize_t)(g->n * sizeof(double)), g->kept_mass,
-                                    g->entropy_bits, (Py_ssize_t)g->n, g->cutoff);
+        const Py_ssize_t nf = full_max >= 0 && (Py_ssize_t)g->n > full_max && i + 1 < r.n_stages ? 0 : (Py_ssize_t)g->n;
+        PyObject *t;
+        if (top_n) {
+            /* which of the previous stage's top ids this stage kept (a stage never adds ids: same count, all) */
+            uint32_t nk = i ? prev_m : 0;
+            if (i) {
+                if (g->n == r.stages[i - 1].n) memset(kept, 1, nk);
+                else sstage_member(g, prev_top, nk, kept);
+            }
+            const uint32_t m = tc_sstage_top(g, (uint32_t)top_n, top_ids, top_p);
+            t = Py_BuildValue("(sy#y#ddnsy#y#y#)", g->name, (const char *)g->ids, nf * (Py_ssize_t)sizeof(int32_t),
+                              (const char *)g->probs, nf * (Py_ssize_t)sizeof(double), g->kept_mass,
+                              g->entropy_bits, (Py_ssize_t)g->n, g->cutoff, (const char *)top_ids,
+                              (Py_ssize_t)(m * sizeof(int32_t)), (const char *)top_p, (Py_ssize_t)(m * sizeof(double)),
+                              (const char *)kept, (Py_ssize_t)nk);
+            memcpy(prev_top, top_ids, m * sizeof *top_ids);
+            prev_m = m;
+        } else {
+            t = Py_BuildValue("(sy#y#ddns)", g->name, (const char *)g->ids, (Py_ssize_t)(g->n * sizeof(int32_t)),
+                              (const char *)g->probs, (Py_ssize_t)(g->n * sizeof(double)), g->kept_mass,
+                              g->entropy_bits, (Py_ssize_t)g->n, g->cutoff);
+        }
         if (!t) { Py_CLEAR(stages); break; }
         PyList_SET_ITEM(stages, i, t);
     }
@@ -808,8 +955,69 @@ static PyObject *mod_sampler_run(PyObject *mod, PyObject *args) {
         res = Py_BuildValue("{s:s,s:N,s:O,s:s,s:y#,s:s,s:s}", "preset", tc_sampler_preset_name(r.preset), "stages", stages,
                             "greedy", r.greedy ? Py_True : Py_False, "notes", r.notes, "draws", (const char *)draws,
                             stream ? (Py_ssize_t)0 : (Py_ssize_t)(n_draws * (Py_ssize_t)sizeof(int32_t)), "rng_before", st.before, "rng_after", st.after);
+    free(top_ids);
+    free(top_p);
+    free(kept);
+    free(prev_top);
     tc_sresult_free(&r);
     free(draws);
+out:
+    if (ws && ws != tmp_ws) pw->busy = 0;
+    tc_sampler_ws_free(tmp_ws);
+    PyBuffer_Release(&b);
+    return res;
+}
+
+/* sampler_repeat(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, runs, workspace) -> None:
+ * the sampler `runs` times on one workspace with the GIL released and no Python
+ * result built: what a run costs in C (bench/sampler.py times the call) */
+static PyObject *mod_sampler_repeat(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer b;
+    const char *preset, *order, *semantics;
+    float T, tp, mp;
+    int top_k;
+    unsigned long long seed;
+    Py_ssize_t runs;
+    PyObject *wsobj;
+    if (!PyArg_ParseTuple(args, "y*sfiffKssnO", &b, &preset, &T, &top_k, &tp, &mp, &seed, &order, &semantics, &runs,
+                          &wsobj))
+        return NULL;
+    PyObject *res = NULL;
+    py_sws *pw = PyCapsule_GetPointer(wsobj, SWS_NAME);
+    tc_sampler_params p;
+    memset(&p, 0, sizeof p);
+    p.temperature = T; p.top_k = top_k; p.top_p = tp; p.min_p = mp; p.seed = seed;
+    for (int i = 0; i < 4; i++) p.semantics[i] = TC_SEM_LLAMA;
+    int idx[4];
+    if (!pw) goto out;
+    if (pw->busy) { PyErr_SetString(PyExc_ValueError, "the workspace is in use by another run"); goto out; }
+    if (b.len % 4 != 0 || b.len == 0 || b.len / 4 > INT32_MAX || runs < 0) {
+        PyErr_SetString(PyExc_ValueError, "need 1..2^31-1 float32 logits and runs >= 0");
+        goto out;
+    }
+    if (tc_sampler_preset_from_name(preset, &p.preset) != 0) { PyErr_Format(PyExc_ValueError, "unknown preset %s", preset); goto out; }
+    int no = split_names(order, stage_lookup, idx, 4);
+    if (no < 0) { PyErr_Format(PyExc_ValueError, "bad stage order %s", order); goto out; }
+    p.n_order = no;
+    for (int i = 0; i < no; i++) p.order[i] = (tc_stage_kind)idx[i];
+    int ns = split_names(semantics, sem_lookup, idx, 4);
+    if (ns < 0) { PyErr_Format(PyExc_ValueError, "bad semantics %s", semantics); goto out; }
+    for (int i = 0; i < ns; i++) p.semantics[idx[i] / 16] = (tc_semantics)(idx[i] % 16);
+    tc_error err = {0};
+    int rc = TC_OK;
+    pw->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < runs && rc == TC_OK; i++) {
+        tc_sresult r;
+        rc = tc_sampler_run_ws(pw->ws, (const float *)b.buf, (uint32_t)(b.len / 4), &p, &r, &err);
+        tc_sresult_free(&r);
+    }
+    Py_END_ALLOW_THREADS
+    pw->busy = 0;
+    if (rc != TC_OK) { PyErr_Format(PyExc_ValueError, "%s", err.msg); goto out; }
+    res = Py_None;
+    Py_INCREF(res);
 out:
     PyBuffer_Release(&b);
     return res;
@@ -885,6 +1093,9 @@ static PyObject *mod_logits_open(PyObject *mod, PyObject *args) {
 }
 
 static PyMethodDef mod_methods[] = {
+    {"sampler_workspace", mod_sampler_workspace, METH_VARARGS, "sampler_workspace(n_vocab) -> a workspace for sampler_run (one run at a time)"},
+    {"sampler_workspace_bytes", mod_sampler_workspace_bytes, METH_O, "sampler_workspace_bytes(ws) -> bytes it holds"},
+    {"sampler_repeat", mod_sampler_repeat, METH_VARARGS, "sampler_repeat(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, runs, workspace): runs in C, no result"},
     {"sampler_run", mod_sampler_run, METH_VARARGS, "sampler_run(logits, preset, T, top_k, top_p, min_p, seed, order, semantics, n_draws[, chunk, callback]) -> dict"},
     {"rng_outputs", mod_rng_outputs, METH_VARARGS, "rng_outputs(kind, seed, n) -> list (for known-answer tests)"},
     {"logits_open", mod_logits_open, METH_VARARGS, "logits_open(path, fmt, vocab) -> (format, dtype, offset, steps, vocab, text)"},
@@ -894,6 +1105,8 @@ static PyMethodDef mod_methods[] = {
     {"unicode_script", mod_unicode_script, METH_VARARGS, "unicode_script(cp) -> script name in HF's UnicodeScripts table"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
+    {"load_hf_cached", mod_load_hf_cached, METH_VARARGS,
+     "load_hf_cached(data, sha256, cache_path) -> (Handle, hit, new_cache bytes or None)"},
     {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
     {"identify", mod_identify, METH_VARARGS, "identify(head: bytes) -> (kind, what)"},

@@ -36,6 +36,7 @@
  * with -ffast-math; FP contraction is off under -std=c11).
  */
 #include "sampler.h"
+#include "tokcore.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -183,13 +184,109 @@ int tc_semantics_from_name(const char *name, tc_semantics *out) {
 
 /* ---- stage records ---------------------------------------------------------- */
 
+/* ---- workspace ------------------------------------------------------------ */
+
+/* A run takes every array (stage records, plan, scratch) from one arena that
+ * the caller keeps across runs: after the first run at a vocabulary size no
+ * run calls malloc or touches a fresh page. A run that needs more than the
+ * arena holds takes overflow blocks; the next reset replaces the arena by one
+ * block large enough for both, so growth happens once. */
+typedef union ws_block {
+    union ws_block *next;
+    max_align_t align;
+} ws_block;
+
+struct tc_sampler_ws {
+    unsigned char *mem;   /* the arena: cap bytes */
+    size_t cap, used;
+    ws_block *extra;      /* overflow blocks of the current run */
+    size_t extra_bytes;
+    double *byid;         /* n_byid doubles, all 0 between uses (stage_mass's by-id table) */
+    uint32_t n_byid;
+};
+
+#define WS_ALIGN (sizeof(max_align_t))
+
+tc_sampler_ws *tc_sampler_ws_new(uint32_t n_vocab) {
+    tc_sampler_ws *ws = calloc(1, sizeof *ws);
+    if (!ws) return NULL;
+    /* the largest chains hold about 60 bytes per id (five full-vocabulary
+     * stages of ids and probs, the scratch arrays): one block for them */
+    size_t want = (size_t)n_vocab * 64 + 65536;
+    ws->mem = malloc(want);
+    ws->cap = ws->mem ? want : 0;
+    return ws;
+}
+
+void tc_sampler_ws_free(tc_sampler_ws *ws) {
+    if (!ws) return;
+    for (ws_block *b = ws->extra; b;) {
+        ws_block *nx = b->next;
+        free(b);
+        b = nx;
+    }
+    free(ws->mem);
+    free(ws->byid);
+    free(ws);
+}
+
+size_t tc_sampler_ws_bytes(const tc_sampler_ws *ws) {
+    return ws ? ws->cap + ws->extra_bytes + (size_t)ws->n_byid * sizeof(double) : 0;
+}
+
+/* start of a run: last run's arrays are dead; overflow folds into the arena */
+static void ws_reset(tc_sampler_ws *ws) {
+    if (ws->extra) {
+        size_t want = ws->cap + ws->extra_bytes + ws->extra_bytes / 4;
+        for (ws_block *b = ws->extra; b;) {
+            ws_block *nx = b->next;
+            free(b);
+            b = nx;
+        }
+        ws->extra = NULL;
+        ws->extra_bytes = 0;
+        free(ws->mem);
+        ws->mem = malloc(want);
+        ws->cap = ws->mem ? want : 0;
+    }
+    ws->used = 0;
+}
+
+/* bytes from the arena (aligned for any type); NULL when out of memory */
+static void *ws_alloc(tc_sampler_ws *ws, size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    if (bytes > SIZE_MAX - 2 * WS_ALIGN) return NULL;
+    bytes = (bytes + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN;
+    if (ws->mem && ws->cap - ws->used >= bytes) {
+        void *p = ws->mem + ws->used;
+        ws->used += bytes;
+        return p;
+    }
+    ws_block *b = malloc(sizeof *b + bytes);
+    if (!b) return NULL;
+    b->next = ws->extra;
+    ws->extra = b;
+    ws->extra_bytes += bytes;
+    return b + 1;
+}
+
+/* n elements of `size` bytes, overflow-checked */
+static void *ws_array(tc_sampler_ws *ws, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) return NULL;
+    return ws_alloc(ws, n * size);
+}
+
 typedef struct ctx {
     const float *logits;
     uint32_t n;
     tc_sresult *res;
-    double *prevp;      /* by id, all 0 between uses; allocated when stage_mass needs it */
+    tc_sampler_ws *ws;
     double *tmp;        /* n scratch doubles */
     uint32_t n_nan, n_pinf, n_ninf;   /* non-finite logits, counted by add_input */
+    /* the last stage of probabilities shown by display_probs: its weights' sum and sum of w log2 w
+     * (raw_ok 0: not known); same_raw: the next stage keeps a subset of those same weights */
+    double raw_sum, raw_a;
+    int raw_ok, same_raw;
     int32_t first_nonfinite;          /* -1: none */
 } ctx;
 
@@ -208,13 +305,116 @@ static void note(tc_sresult *r, const char *fmt, ...) {
     r->notes[used + 1] = 0;
 }
 
+/* Display-only exp and log2. The stage records' probabilities and entropies
+ * are for display (and the hf/custom generic draw, which is no engine's): they
+ * need not match libm bit for bit, so they use short inline table-driven
+ * polynomials instead of a libm call per entry (two full-vocabulary stages cost
+ * two calls per id: 0.5 ms each at 151,936 ids). Measured against glibc's
+ * libm over 10^7 arguments (exp on [-708, 0], log2 on (0, 1] and down to
+ * 1e-300): exp within 4 ulp, log2 within 1e-13 absolute (1e-16 relative). Neither is used where an engine's own
+ * arithmetic is reproduced (the engines' expf/logf calls stay libm's). */
+
+/* 2^(j/64), j = 0..63, correctly rounded */
+static const double EXP2_64[64] = {
+    0x1.0000000000000p+0, 0x1.02c9a3e778061p+0, 0x1.059b0d3158574p+0, 0x1.0874518759bc8p+0,
+    0x1.0b5586cf9890fp+0, 0x1.0e3ec32d3d1a2p+0, 0x1.11301d0125b51p+0, 0x1.1429aaea92de0p+0,
+    0x1.172b83c7d517bp+0, 0x1.1a35beb6fcb75p+0, 0x1.1d4873168b9aap+0, 0x1.2063b88628cd6p+0,
+    0x1.2387a6e756238p+0, 0x1.26b4565e27cddp+0, 0x1.29e9df51fdee1p+0, 0x1.2d285a6e4030bp+0,
+    0x1.306fe0a31b715p+0, 0x1.33c08b26416ffp+0, 0x1.371a7373aa9cbp+0, 0x1.3a7db34e59ff7p+0,
+    0x1.3dea64c123422p+0, 0x1.4160a21f72e2ap+0, 0x1.44e086061892dp+0, 0x1.486a2b5c13cd0p+0,
+    0x1.4bfdad5362a27p+0, 0x1.4f9b2769d2ca7p+0, 0x1.5342b569d4f82p+0, 0x1.56f4736b527dap+0,
+    0x1.5ab07dd485429p+0, 0x1.5e76f15ad2148p+0, 0x1.6247eb03a5585p+0, 0x1.6623882552225p+0,
+    0x1.6a09e667f3bcdp+0, 0x1.6dfb23c651a2fp+0, 0x1.71f75e8ec5f74p+0, 0x1.75feb564267c9p+0,
+    0x1.7a11473eb0187p+0, 0x1.7e2f336cf4e62p+0, 0x1.82589994cce13p+0, 0x1.868d99b4492edp+0,
+    0x1.8ace5422aa0dbp+0, 0x1.8f1ae99157736p+0, 0x1.93737b0cdc5e5p+0, 0x1.97d829fde4e50p+0,
+    0x1.9c49182a3f090p+0, 0x1.a0c667b5de565p+0, 0x1.a5503b23e255dp+0, 0x1.a9e6b5579fdbfp+0,
+    0x1.ae89f995ad3adp+0, 0x1.b33a2b84f15fbp+0, 0x1.b7f76f2fb5e47p+0, 0x1.bcc1e904bc1d2p+0,
+    0x1.c199bdd85529cp+0, 0x1.c67f12e57d14bp+0, 0x1.cb720dcef9069p+0, 0x1.d072d4a07897cp+0,
+    0x1.d5818dcfba487p+0, 0x1.da9e603db3285p+0, 0x1.dfc97337b9b5fp+0, 0x1.e502ee78b3ff6p+0,
+    0x1.ea4afa2a490dap+0, 0x1.efa1bee615a27p+0, 0x1.f50765b6e4540p+0, 0x1.fa7c1819e90d8p+0,
+};
+
+/* 1/c and log2(c) for c = 1 + (j + 1/2)/128 (1/c rounded, log2 of that rounded value) */
+static const double LOG2_128[128][2] = {
+    {0x1.fe01fe01fe020p-1, 0x1.709c46d7aac60p-8}, {0x1.fa11caa01fa12p-1, 0x1.1363117a97b03p-6}, {0x1.f6310aca0dbb5p-1, 0x1.c9363ba850f9cp-6}, {0x1.f25f644230ab5p-1, 0x1.3ed3094685a27p-5},
+    {0x1.ee9c7f8458e02p-1, 0x1.985bfc3495193p-5}, {0x1.eae807aba01ebp-1, 0x1.f13898332539dp-5}, {0x1.e741aa59750e4p-1, 0x1.24b5b7e135a41p-4}, {0x1.e3a9179dc1a73p-1, 0x1.507b836033bbap-4},
+    {0x1.e01e01e01e01ep-1, 0x1.7beee96b8a281p-4}, {0x1.dca01dca01dcap-1, 0x1.a7111df348494p-4}, {0x1.d92f2231e7f8ap-1, 0x1.d1e34e35b82d7p-4}, {0x1.d5cac807572b2p-1, 0x1.fc66a0f0b00a5p-4},
+    {0x1.d272ca3fc5b1ap-1, 0x1.134e1b4890631p-3}, {0x1.cf26e5c44bfc6p-1, 0x1.284294b07a640p-3}, {0x1.cbe6d9601cbe7p-1, 0x1.3d1146d9a8a63p-3}, {0x1.c8b265afb8a42p-1, 0x1.51bab907a5c8ap-3},
+    {0x1.c5894d10d4986p-1, 0x1.663f6fac91315p-3}, {0x1.c26b5392ea01cp-1, 0x1.7a9fec7d05de0p-3}, {0x1.bf583ee868d8bp-1, 0x1.8edcae8352b6bp-3}, {0x1.bc4fd65883e7bp-1, 0x1.a2f632320b86cp-3},
+    {0x1.b951e2b18ff23p-1, 0x1.b6ecf175f95ecp-3}, {0x1.b65e2e3beee05p-1, 0x1.cac163c770dcap-3}, {0x1.b37484ad806cep-1, 0x1.de73fe3b1480ep-3}, {0x1.b094b31d922a4p-1, 0x1.f205339208f27p-3},
+    {0x1.adbe87f94905ep-1, 0x1.02baba24d0664p-2}, {0x1.aaf1d2f87ebfdp-1, 0x1.0c62975542a8dp-2}, {0x1.a82e65130e159p-1, 0x1.15fa676bb08fep-2}, {0x1.a574107688a4ap-1, 0x1.1f825f6d88e13p-2},
+    {0x1.a2c2a87c51ca0p-1, 0x1.28fab35b32684p-2}, {0x1.a01a01a01a01ap-1, 0x1.32639636b2836p-2}, {0x1.9d79f176b682dp-1, 0x1.3bbd3a0a1dcfbp-2}, {0x1.9ae24ea5510dap-1, 0x1.4507cfedd4fc5p-2},
+    {0x1.9852f0d8ec0ffp-1, 0x1.4e43880e8fb6bp-2}, {0x1.95cbb0be377aep-1, 0x1.577091b3378c9p-2}, {0x1.934c67f9b2ce6p-1, 0x1.608f1b42948aep-2}, {0x1.90d4f120190d5p-1, 0x1.699f5248cd4b8p-2},
+    {0x1.8e6527af1373fp-1, 0x1.72a1637cbc183p-2}, {0x1.8bfce8062ff3ap-1, 0x1.7b957ac51aac4p-2}, {0x1.899c0f601899cp-1, 0x1.847bc33d8618ep-2}, {0x1.87427bcc092b9p-1, 0x1.8d54673b5c371p-2},
+    {0x1.84f00c2780614p-1, 0x1.961f90527409bp-2}, {0x1.82a4a0182a4a0p-1, 0x1.9edd6759b25e0p-2}, {0x1.8060180601806p-1, 0x1.a78e146f7bef4p-2}, {0x1.7e225515a4f1dp-1, 0x1.b031befe06435p-2},
+    {0x1.7beb3922e017cp-1, 0x1.b8c88dbf88679p-2}, {0x1.79baa6bb6398bp-1, 0x1.c152a6c24cae7p-2}, {0x1.77908119ac60dp-1, 0x1.c9d02f6ca47b5p-2}, {0x1.756cac201756dp-1, 0x1.d2414c80bf27cp-2},
+    {0x1.734f0c541fe8dp-1, 0x1.daa6222064fb8p-2}, {0x1.713786d9c7c09p-1, 0x1.e2fed3d097297p-2}, {0x1.6f26016f26017p-1, 0x1.eb4b847d15bcep-2}, {0x1.6d1a62681c861p-1, 0x1.f38c567bcc541p-2},
+    {0x1.6b1490aa31a3dp-1, 0x1.fbc16b902680ap-2}, {0x1.691473a88d0c0p-1, 0x1.01f57277264e0p-1}, {0x1.6719f3601671ap-1, 0x1.0604719f24eb2p-1}, {0x1.6524f853b4aa3p-1, 0x1.0a0dc34f8e1fcp-1},
+    {0x1.63356b88ac0dep-1, 0x1.0e117754d7c11p-1}, {0x1.614b36831ae94p-1, 0x1.120f9d39e1806p-1}, {0x1.5f66434292dfcp-1, 0x1.160844495e006p-1}, {0x1.5d867c3ece2a5p-1, 0x1.19fb7b8f32422p-1},
+    {0x1.5babcc647fa91p-1, 0x1.1de951d9cbba7p-1}, {0x1.59d61f123ccaap-1, 0x1.21d1d5bb6d59bp-1}, {0x1.5805601580560p-1, 0x1.25b5158b73d05p-1}, {0x1.56397ba7c52e2p-1, 0x1.29931f6791560p-1},
+    {0x1.54725e6bb82fep-1, 0x1.2d6c013501380p-1}, {0x1.52aff56a8054bp-1, 0x1.313fc8a1b36f2p-1}, {0x1.50f22e111c4c5p-1, 0x1.350e8325707dap-1}, {0x1.4f38f62dd4c9bp-1, 0x1.38d83e02f5d08p-1},
+    {0x1.4d843bedc2c4cp-1, 0x1.3c9d06490ae11p-1}, {0x1.4bd3edda68fe1p-1, 0x1.405ce8d38f4bcp-1}, {0x1.4a27fad76014ap-1, 0x1.4417f24c82165p-1}, {0x1.4880522014880p-1, 0x1.47ce2f2d02588p-1},
+    {0x1.46dce34596066p-1, 0x1.4b7fabbe49796p-1}, {0x1.453d9e2c776cap-1, 0x1.4f2c741a9f33ep-1}, {0x1.43a2730abee4dp-1, 0x1.52d4942e4790ap-1}, {0x1.420b5265e5951p-1, 0x1.567817b86b02dp-1},
+    {0x1.40782d10e6566p-1, 0x1.5a170a4bf8d5cp-1}, {0x1.3ee8f42a5af07p-1, 0x1.5db177508413cp-1}, {0x1.3d5d991aa75c6p-1, 0x1.61476a031b108p-1}, {0x1.3bd60d9232955p-1, 0x1.64d8ed7719beep-1},
+    {0x1.3a524387ac822p-1, 0x1.68660c96f6f88p-1}, {0x1.38d22d366088ep-1, 0x1.6beed2250cdadp-1}, {0x1.3755bd1c945eep-1, 0x1.6f7348bc5c617p-1}, {0x1.35dce5f9f2af8p-1, 0x1.72f37ad14c5b0p-1},
+    {0x1.34679ace01346p-1, 0x1.766f72b263defp-1}, {0x1.32f5ced6a1dfap-1, 0x1.79e73a8900620p-1}, {0x1.3187758e9ebb6p-1, 0x1.7d5adc5a078a4p-1}, {0x1.301c82ac40260p-1, 0x1.80ca620694df9p-1},
+    {0x1.2eb4ea1fed14bp-1, 0x1.8435d54ca3774p-1}, {0x1.2d50a012d50a0p-1, 0x1.879d3fc7b3b71p-1}, {0x1.2bef98e5a3711p-1, 0x1.8b00aaf16d4a9p-1}, {0x1.2a91c92f3c105p-1, 0x1.8e6020223d661p-1},
+    {0x1.293725bb804a5p-1, 0x1.91bba891f1708p-1}, {0x1.27dfa38a1ce4dp-1, 0x1.95134d584e2e4p-1}, {0x1.268b37cd60127p-1, 0x1.9867176da382dp-1}, {0x1.2539d7e9177b2p-1, 0x1.9bb70fab5ce4dp-1},
+    {0x1.23eb79717605bp-1, 0x1.9f033ecc8e957p-1}, {0x1.22a0122a0122ap-1, 0x1.a24bad6e7fb77p-1}, {0x1.21579804855e6p-1, 0x1.a590641131564p-1}, {0x1.2012012012012p-1, 0x1.a8d16b17e2745p-1},
+    {0x1.1ecf43c7fb84cp-1, 0x1.ac0ecac99133cp-1}, {0x1.1d8f5672e4abdp-1, 0x1.af488b51792d4p-1}, {0x1.1c522fc1ce059p-1, 0x1.b27eb4bf8f08ap-1}, {0x1.1b17c67f2bae3p-1, 0x1.b5b14f08f9665p-1},
+    {0x1.19e0119e0119ep-1, 0x1.b8e0620887309p-1}, {0x1.18ab083902bdbp-1, 0x1.bc0bf57f23605p-1}, {0x1.1778a191bd684p-1, 0x1.bf341114464a7p-1}, {0x1.1648d50fc3201p-1, 0x1.c258bc5664829p-1},
+    {0x1.151b9a3fdd5c9p-1, 0x1.c579febb5b657p-1}, {0x1.13f0e8d344724p-1, 0x1.c897dfa0db58ep-1}, {0x1.12c8b89edc0acp-1, 0x1.cbb2664ccfcf5p-1}, {0x1.11a3019a74826p-1, 0x1.cec999edc5204p-1},
+    {0x1.107fbbe011080p-1, 0x1.d1dd819b4c3f0p-1}, {0x1.0f5edfab325a2p-1, 0x1.d4ee24565c62ap-1}, {0x1.0e40655826011p-1, 0x1.d7fb8909b2a6cp-1}, {0x1.0d24456359e3ap-1, 0x1.db05b68a2fb64p-1},
+    {0x1.0c0a7868b4171p-1, 0x1.de0cb397338a3p-1}, {0x1.0af2f722eecb5p-1, 0x1.e11086daf7497p-1}, {0x1.09ddba6af8360p-1, 0x1.e41136eae553dp-1}, {0x1.08cabb37565e2p-1, 0x1.e70eca47ef86fp-1},
+    {0x1.07b9f29b8eae2p-1, 0x1.ea09475ee3c39p-1}, {0x1.06ab59c7912fbp-1, 0x1.ed00b488bec24p-1}, {0x1.059eea0727586p-1, 0x1.eff5180afd3e5p-1}, {0x1.04949cc1664c5p-1, 0x1.f2e67817eb846p-1},
+    {0x1.038c6b78247fcp-1, 0x1.f5d4dacef36bep-1}, {0x1.02864fc7729e9p-1, 0x1.f8c0463ce8c68p-1}, {0x1.0182436517a37p-1, 0x1.fba8c05c544e0p-1}, {0x1.0080402010080p-1, 0x1.fe8e4f15bd1a1p-1},
+};
+
+/* exp(x) for x <= 0; 0 below -708 (beneath that the value is subnormal: a
+ * display probability of 0) and for NaN. x = (k/64) ln2 + r, |r| <= ln2/128;
+ * exp(r) to r^5 (remainder < 4e-17); 2^(k/64) = 2^(k div 64) * EXP2_64[k mod 64]. */
+static double disp_exp(double x) {
+    if (!(x >= -708.0)) return 0.0;
+    /* round(x * 64 / ln2) by the 1.5 * 2^52 shifter (round to nearest, |value| < 2^51) */
+    const double kf = (x * 92.33248261689366 + 6755399441055744.0) - 6755399441055744.0;
+    const double r = (x - kf * 0x1.62e42fef00000p-7) - kf * 1.162596423439437e-12;   /* ln2/64: hi (kf * hi exact) + lo */
+    const double r2 = r * r;
+    const double q = (1.0 + r) + r2 * (0.5 + r * (1.0 / 6.0)) + (r2 * r2) * (1.0 / 24.0 + r * (1.0 / 120.0));
+    const int64_t ki = (int64_t)kf;                       /* in [-65408, 0] */
+    const uint32_t j = (uint32_t)((uint64_t)ki & 63u);
+    const int64_t e = (ki - (int64_t)j) / 64;             /* exact: >= -1022 */
+    const uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return q * EXP2_64[j] * scale;
+}
+
+/* log2(v) for a positive finite v: v = 2^e m, m in [1, 2); with c the centre
+ * of m's 1/128 bucket, log2 m = log2 c + log2(m / c), u = m / c - 1 (|u| <
+ * 0.004), ln(1 + u) to u^5 (remainder < 1e-15). */
+static double disp_log2(double v) {
+    uint64_t bits;
+    int e = 0;
+    if (v < 0x1p-1022) { v *= 0x1p54; e = -54; }
+    memcpy(&bits, &v, sizeof bits);
+    e += (int)((bits >> 52) & 0x7ff) - 1023;
+    const uint32_t j = (uint32_t)((bits >> 45) & 127u);
+    bits = (bits & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
+    double m;
+    memcpy(&m, &bits, sizeof m);
+    const double u = m * LOG2_128[j][0] - 1.0, u2 = u * u;
+    const double ln1p = u - u2 * (0.5 - u * (1.0 / 3.0)) - (u2 * u2) * (0.25 - u * 0.2);
+    return ((double)e + LOG2_128[j][1]) + ln1p * 1.4426950408889634;
+}
+
 /* Display probabilities of k weights: logits (softmax in double, +inf
  * entries share the mass, NaN/-inf get 0) or probabilities (divided by their
  * sum). Never NaN: an all-zero set shows uniform. Returns the entropy in
  * bits (for logits from the log-sum-exp: no logarithm per entry). */
-static double display_probs(const double *w, uint32_t k, int is_logit, double *out) {
+static double display_probs(const double *w, uint32_t k, int is_logit, double *out, double raw[2]) {
     uint32_t n_posinf = 0;
     double m = -INFINITY, sum = 0.0, dot = 0.0, h = 0.0;
+    if (raw) raw[0] = NAN;
     if (!is_logit) {
         /* probabilities: one pass cleans (NaN, negative -> 0; +inf stays) and sums */
         for (uint32_t i = 0; i < k; i++) {
@@ -228,16 +428,20 @@ static double display_probs(const double *w, uint32_t k, int is_logit, double *o
             return log2((double)n_posinf);
         }
         if (sum > 0) {
-            /* display only: log2f (float, within 1e-7 of log2) halves the cost of a logarithm per entry */
+            /* H = log2(sum) - sum(v log2 v) / sum: one logarithm per nonzero entry */
+            const double inv = 1.0 / sum;
             for (uint32_t i = 0; i < k; i++) {
-                out[i] = out[i] / sum;
-                if (out[i] > 0) h -= out[i] * (double)log2f((float)out[i]);
+                const double v = out[i];
+                if (v > 0) h += v * disp_log2(v);
+                out[i] = v * inv;
             }
-        } else {
-            for (uint32_t i = 0; i < k; i++) {
-                out[i] = 1.0 / k;
-                if (out[i] > 0) h -= out[i] * log2(out[i]);
-            }
+            if (raw) { raw[0] = sum; raw[1] = h; }
+            h = disp_log2(sum) - h * inv;
+            return h > 0 ? h : 0.0;
+        }
+        for (uint32_t i = 0; i < k; i++) {
+            out[i] = 1.0 / k;
+            if (out[i] > 0) h -= out[i] * log2(out[i]);
         }
         return h;
     }
@@ -252,15 +456,14 @@ static double display_probs(const double *w, uint32_t k, int is_logit, double *o
     }
     if (m != -INFINITY) {
         for (uint32_t i = 0; i < k; i++) {
-            double v = 0.0;
-            if (!isnan(w[i]) && w[i] != -INFINITY) {
-                v = exp(w[i] - m);
-                dot += v * (w[i] - m);
-            }
+            const double x = w[i] - m;          /* NaN for NaN, -inf for -inf: both exp to 0 */
+            const double v = disp_exp(x);
+            if (v > 0) dot += v * x;
             out[i] = v;
             sum += v;
         }
-        for (uint32_t i = 0; i < k; i++) out[i] /= sum;
+        const double inv = 1.0 / sum;
+        for (uint32_t i = 0; i < k; i++) out[i] *= inv;
         h = (log(sum) - dot / sum) / log(2.0);
         return h > 0 ? h : 0.0;
     }
@@ -290,16 +493,14 @@ static tc_sstage *stage_new(ctx *c, const char *name, uint32_t k, int share_ids)
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%s", name);
     const tc_sstage *prev = r->n_stages >= 1 ? &r->stages[r->n_stages - 1] : NULL;
-    s->probs = malloc((k ? k : 1) * sizeof *s->probs);
+    s->probs = ws_array(c->ws, k, sizeof *s->probs);
     if (share_ids && prev && prev->n == k) {
         s->ids = prev->ids;
         s->ids_shared = 1;
     } else {
-        s->ids = malloc((k ? k : 1) * sizeof *s->ids);
+        s->ids = ws_array(c->ws, k, sizeof *s->ids);
     }
     if (!s->ids || !s->probs) {
-        if (!s->ids_shared) free(s->ids);
-        free(s->probs);
         memset(s, 0, sizeof *s);
         return NULL;
     }
@@ -342,12 +543,53 @@ static int stage_mass(ctx *c, const tc_sstage *s, double *out) {
         *out = mass;
         return TC_OK;
     }
-    if (!c->prevp && !(c->prevp = calloc(c->n, sizeof *c->prevp))) return TC_ERR_NOMEM;
-    for (i = 0; i < prev->n; i++) c->prevp[prev->ids[i]] = prev->probs[i];
-    for (i = 0; i < s->n; i++) mass += c->prevp[s->ids[i]];
-    for (i = 0; i < prev->n; i++) c->prevp[prev->ids[i]] = 0.0;
+    tc_sampler_ws *ws = c->ws;
+    if (ws->n_byid < c->n) {
+        free(ws->byid);
+        ws->n_byid = 0;
+        if (!(ws->byid = calloc(c->n, sizeof *ws->byid))) return TC_ERR_NOMEM;
+        ws->n_byid = c->n;
+    }
+    double *byid = ws->byid;
+    for (i = 0; i < prev->n; i++) byid[prev->ids[i]] = prev->probs[i];
+    for (i = 0; i < s->n; i++) mass += byid[s->ids[i]];
+    for (i = 0; i < prev->n; i++) byid[prev->ids[i]] = 0.0;
     *out = mass;
     return TC_OK;
+}
+
+/* A stage that keeps some of the previous stage's weights unchanged (kestrel
+ * after its softmax: the ban, top-k, min-p and top-p stages zero entries and
+ * leave the others as they are) has display probabilities w / S' and entropy
+ * log2 S' - A' / S', where S' and A' (the sum of w log2 w) are the previous
+ * stage's minus the removed entries': a pass over the removed ones instead of
+ * a logarithm per kept one (the ban stage removes 3 of 151,936). Returns 0
+ * (nothing written) when the shortcut does not apply: the ids are not an
+ * in-order subsequence of the previous stage's, a weight is not positive and
+ * finite, or the removed ones hold half the mass or more (cancellation). */
+static int subset_display(ctx *c, tc_sstage *s) {
+    const tc_sstage *prev = prev_stage(c);
+    if (!c->raw_ok || !prev || s->n == 0 || s->n >= prev->n) return 0;
+    double sr = 0.0, ar = 0.0;
+    uint32_t i = 0;
+    for (uint32_t j = 0; j < prev->n; j++) {
+        if (i < s->n && s->ids[i] == prev->ids[j]) { i++; continue; }
+        const double w = prev->probs[j] * c->raw_sum;   /* a removed entry's weight */
+        sr += w;
+        if (w > 0) ar += w * disp_log2(w);
+    }
+    if (i != s->n) return 0;
+    for (i = 0; i < s->n; i++)
+        if (!(s->probs[i] > 0 && s->probs[i] < INFINITY)) return 0;
+    const double sum = c->raw_sum - sr, a = c->raw_a - ar;
+    if (!(sum > 0.5 * c->raw_sum)) return 0;
+    const double inv = 1.0 / sum;
+    for (i = 0; i < s->n; i++) s->probs[i] *= inv;
+    const double h = disp_log2(sum) - a * inv;
+    s->entropy_bits = h > 0 ? h : 0.0;
+    c->raw_sum = sum;
+    c->raw_a = a;
+    return 1;
 }
 
 /* s->probs holds the weights (logits or probabilities); made the display
@@ -360,7 +602,13 @@ static int stage_done(ctx *c, tc_sstage *s, int is_logit, const char *fmt, ...) 
     va_start(ap, fmt);
     vsnprintf(s->cutoff, sizeof s->cutoff, fmt, ap);
     va_end(ap);
-    s->entropy_bits = display_probs(s->probs, s->n, is_logit, s->probs);
+    const int same_raw = c->same_raw;
+    c->same_raw = 0;
+    if (!is_logit && same_raw && subset_display(c, s)) return stage_mass(c, s, &s->kept_mass);
+    double raw[2];
+    s->entropy_bits = display_probs(s->probs, s->n, is_logit, s->probs, is_logit ? NULL : raw);
+    c->raw_ok = !is_logit && !isnan(raw[0]);
+    if (c->raw_ok) { c->raw_sum = raw[0]; c->raw_a = raw[1]; }
     if (c->res->n_stages == 1) {
         s->kept_mass = 1.0;
         return TC_OK;
@@ -416,10 +664,10 @@ static int add_input(ctx *c) {
     return stage_done(c, s, 1, "%u finite logits%s", k, k < c->n ? " (non-finite left out)" : "");
 }
 
-static int plan_alloc(tc_splan *pl, uint32_t n, int with_f, int with_d) {
-    pl->ids = malloc((n ? n : 1) * sizeof *pl->ids);
-    if (with_f) pl->fw = malloc((n ? n : 1) * sizeof *pl->fw);
-    if (with_d) pl->dw = malloc((n ? n : 1) * sizeof *pl->dw);
+static int plan_alloc(ctx *c, tc_splan *pl, uint32_t n, int with_f, int with_d) {
+    pl->ids = ws_array(c->ws, n, sizeof *pl->ids);
+    if (with_f) pl->fw = ws_array(c->ws, n, sizeof *pl->fw);
+    if (with_d) pl->dw = ws_array(c->ws, n, sizeof *pl->dw);
     if (!pl->ids || (with_f && !pl->fw) || (with_d && !pl->dw)) return TC_ERR_NOMEM;
     pl->n = n;
     return TC_OK;
@@ -494,7 +742,7 @@ static int ds4_cut(ctx *c, cand *cs, uint32_t cnt, float sum, float top_p, float
                    (double)(fsum / sum), filtered, filtered == m_end ? " (min_p cut first)" : "");
     if (rc) return rc;
     tc_splan *pl = &r->plan;
-    if ((rc = plan_alloc(pl, filtered, 1, 0))) return rc;
+    if ((rc = plan_alloc(c, pl, filtered, 1, 0))) return rc;
     for (uint32_t i = 0; i < filtered; i++) { pl->ids[i] = cs[i].id; pl->fw[i] = cs[i].p; }
     pl->fsum = fsum;
     pl->kind = TC_DRAW_DS4;
@@ -554,7 +802,7 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
             note(r, "ds4: no finite logit: sample_argmax fallback, no RNG draw");
             return add_stage(c, "temperature", 1, &r->plan.fixed, &zero, 1, "no finite logit: argmax id %d", r->plan.fixed);
         }
-        cand *cs = malloc(finite * sizeof *cs);
+        cand *cs = ws_array(c->ws, finite, sizeof *cs);
         if (!cs) return TC_ERR_NOMEM;
         uint32_t cnt = 0;
         float sum = 0.0f;
@@ -585,13 +833,12 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
                 r->plan.kind = TC_DRAW_FIXED;
                 r->plan.fixed = best;
                 note(r, "ds4: kept sum %g is not positive and finite: returns the best id, no RNG draw", (double)sum);
-            } else if (!rc && !(rc = plan_alloc(&r->plan, kept, 1, 0))) {
+            } else if (!rc && !(rc = plan_alloc(c, &r->plan, kept, 1, 0))) {
                 for (uint32_t i = 0; i < kept; i++) { r->plan.ids[i] = cs[i].id; r->plan.fw[i] = cs[i].p; }
                 r->plan.fsum = sum;
                 r->plan.kind = TC_DRAW_DS4;
                 r->plan.fixed = best;   /* ds4.c: falls back to best */
             }
-            free(cs);
             return rc;
         }
         /* ds4.c sample_full_vocab, top_p < 1: float sum in id order before the sort;
@@ -610,7 +857,6 @@ static int run_ds4(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         } else if (!rc) {
             rc = ds4_cut(c, cs, cnt, sum, top_p, min_p, idb);
         }
-        free(cs);
         return rc;
     }
     /* ds4.c sample_top_p_min_p top-k path (confirmed): k capped at 1024 (int ids[1024],
@@ -717,7 +963,7 @@ static int run_llama(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     tc_sresult *r = c->res;
     const uint32_t n = c->n;
     char cut[TC_SAMPLER_CUTOFF_MAX];
-    larr a = {malloc(n * sizeof(cand)), n, 0};
+    larr a = {ws_array(c->ws, n, sizeof(cand)), n, 0};
     if (!a.d) return TC_ERR_NOMEM;
     int has_nan = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -822,7 +1068,7 @@ static int run_llama(ctx *c, const tc_sampler_params *p, int32_t *idb) {
      * (double) += p; rnd = uniform_real_distribution<double>(0,1)(mt19937);
      * first i with running double sum >= sum_cum * rnd; fallback size - 1 */
     tc_splan *pl = &r->plan;
-    if ((rc = plan_alloc(pl, a.size, 1, 0))) goto done;
+    if ((rc = plan_alloc(c, pl, a.size, 1, 0))) goto done;
     pl->kind = TC_DRAW_LLAMA;
     pl->fixed = a.d[a.size - 1].id;
     if (a.size == 1) {
@@ -844,7 +1090,6 @@ static int run_llama(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     }
     pl->dsum = sum;
 done:
-    free(a.d);
     return rc;
 }
 
@@ -889,7 +1134,6 @@ static int kestrel_stage(ctx *c, const char *name, const float *probs, const int
     const uint32_t pn = prev->n, cap = src ? nsrc : c->n;
     tc_sstage *s = stage_new(c, name, cap, 1);   /* ids decided below */
     if (!s) return c->res->n_stages >= TC_SAMPLER_MAX_STAGES ? TC_ERR_ARG : TC_ERR_NOMEM;
-    if (!s->ids_shared) free(s->ids);
     s->ids = NULL;                               /* set below: own array or pids */
     s->ids_shared = 0;
     int32_t *own = NULL;                         /* s's own ids once they differ from pids */
@@ -898,7 +1142,7 @@ static int kestrel_stage(ctx *c, const char *name, const float *probs, const int
         const uint32_t i = src ? (uint32_t)src[j] : j;
         if (probs[i] == 0.0f) continue;
         if (!own && (k >= pn || pids[k] != (int32_t)i)) {
-            if (!(own = malloc((cap ? cap : 1) * sizeof *own))) return TC_ERR_NOMEM;
+            if (!(own = ws_array(c->ws, cap, sizeof *own))) return TC_ERR_NOMEM;
             if (k) memcpy(own, pids, k * sizeof *own);
         }
         if (own) own[k] = (int32_t)i;
@@ -906,13 +1150,14 @@ static int kestrel_stage(ctx *c, const char *name, const float *probs, const int
         s->probs[k++] = probs[i];
     }
     if (!own && (k != pn || k == 0)) {
-        if (!(own = malloc((k ? k : 1) * sizeof *own))) return TC_ERR_NOMEM;
+        if (!(own = ws_array(c->ws, k, sizeof *own))) return TC_ERR_NOMEM;
         if (k) memcpy(own, pids, k * sizeof *own);
     }
     if (own) s->ids = own;
     else { s->ids = (int32_t *)pids; s->ids_shared = 1; }
     s->n = k;
     if (ndst) *ndst = k;
+    c->same_raw = 1;   /* every kestrel stage holds probs[] as they are: the previous stage's weights, some zeroed */
     return stage_done(c, s, 0, "%s", cut);
 }
 
@@ -945,7 +1190,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
                          "%s <= 0: argmax id %d (first maximum, banned ids not applied), no rand() call",
                          T <= 0.0f ? "T" : "top_p", r->plan.fixed);
     }
-    float *probs = malloc(n * sizeof *probs);
+    float *probs = ws_array(c->ws, n, sizeof *probs);
     ip *heap = NULL;
     if (!probs) return TC_ERR_NOMEM;
     /* L (after top-k): ascending ids that may hold a nonzero probability (all others are 0) */
@@ -986,7 +1231,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     int32_t k = p->top_k;
     if (k <= 0 || k >= (int32_t)n) snprintf(cut, sizeof cut, "k=%d: no-op (k <= 0 or k >= vocabulary %u)", k, n);
     else {
-        heap = malloc((size_t)k * sizeof *heap);
+        heap = ws_array(c->ws, (size_t)k, sizeof *heap);
         if (!heap) { rc = TC_ERR_NOMEM; goto done; }
         uint32_t hn = 0, K = (uint32_t)k;
         for (uint32_t j = 0; j < ban->n; j++) {
@@ -1051,7 +1296,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
          * NaN the exact heap over every id is replayed. */
         int any_nan = 0;
         for (uint32_t j = 0; j < nl; j++) any_nan |= isnan(probs[L[j]]);
-        ip *all = malloc((any_nan ? n : (nl ? nl : 1)) * sizeof *all);
+        ip *all = ws_array(c->ws, any_nan ? n : nl, sizeof *all);
         if (!all) { rc = TC_ERR_NOMEM; goto done; }
         uint32_t hn = 0;
         if (any_nan)
@@ -1075,7 +1320,6 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         for (uint32_t i = 0; i < left; i++) probs[all[i].idx] = 0.0f;
         snprintf(cut, sizeof cut, "p=%g: %u extracted, cum %.6g (unrenormalized), last prob %.6g%s", (double)p->top_p,
                  hn - left, (double)cum, (double)lastp, cum < p->top_p ? " (p never reached)" : "");
-        free(all);
     } else snprintf(cut, sizeof cut, "p=%g >= 1: off", (double)p->top_p);
     if ((rc = kestrel_stage(c, "top_p", probs, L, nl, L, &nl, cut))) goto done;
     /* sample_token_pk "Renormalize and sample" (confirmed): sum over ids (float);
@@ -1086,7 +1330,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         float s2 = 0.0f;
         for (uint32_t j = 0; j < nl; j++) s2 += probs[L[j]];
         tc_splan *pl = &r->plan;
-        if ((rc = plan_alloc(pl, nl, 1, 0))) goto done;
+        if ((rc = plan_alloc(c, pl, nl, 1, 0))) goto done;
         for (uint32_t j = 0; j < nl; j++) { pl->ids[j] = L[j]; pl->fw[j] = probs[L[j]]; }
         pl->fsum = s2;
         pl->n_vocab = n;
@@ -1113,8 +1357,6 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         pl->fixed = argmax;
     }
 done:
-    free(heap);
-    free(probs);
     return rc;
 }
 
@@ -1160,8 +1402,8 @@ static int gi_id(const void *a, const void *b) {
 }
 
 /* the kk-th largest score (1 <= kk <= g->k): a min-heap of the kk best; NaN on OOM */
-static double kth_largest(const gen *g, uint32_t kk) {
-    double *h = malloc(kk * sizeof *h);
+static double kth_largest(ctx *c, const gen *g, uint32_t kk) {
+    double *h = ws_array(c->ws, kk, sizeof *h);
     if (!h) return NAN;
     uint32_t n = 0;
     for (uint32_t i = 0; i < g->k; i++) {
@@ -1183,14 +1425,12 @@ static double kth_largest(const gen *g, uint32_t kk) {
             }
         }
     }
-    double r = h[0];
-    free(h);
-    return r;
+    return h[0];
 }
 
 static void gen_probs(const gen *g, double *out) {
     for (uint32_t i = 0; i < g->k; i++) out[i] = g->d[i].sc;
-    display_probs(out, g->k, 1, out);
+    display_probs(out, g->k, 1, out, NULL);
 }
 
 static void gen_set_base(gen *g, double *tmp) {
@@ -1262,7 +1502,7 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
             /* hf TopKLogitsWarper (confirmed): top_k = max(top_k, min_tokens_to_keep = 1),
              * min(top_k, vocab); remove scores < torch.topk(scores, top_k)[0][-1]: ties at
              * the k-th value stay; generate adds it only when top_k != 0 */
-            double thr = kth_largest(g, kk);
+            double thr = kth_largest(c, g, kk);
             if (isnan(thr)) return TC_ERR_NOMEM;
             for (uint32_t i = 0; i < g->k; i++) keep[i] = !(g->d[i].sc < thr);
             gen_filter(g, keep);
@@ -1270,7 +1510,7 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
             return 0;
         }
         if (kk < g->k) {   /* keep what can be among the kk best, then sort only those */
-            double thr = kth_largest(g, kk);
+            double thr = kth_largest(c, g, kk);
             if (isnan(thr)) return TC_ERR_NOMEM;
             for (uint32_t i = 0; i < g->k; i++) keep[i] = g->d[i].sc >= thr;
             gen_filter(g, keep);
@@ -1298,25 +1538,24 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
              * the ascending order here is (score asc, id asc): among equal
              * scores the lower ids are removed first and the kept top is the
              * highest id among equal maxima. g->d is not reordered. */
-            gp *s = malloc(g->k * sizeof *s);
+            gp *s = ws_array(c->ws, g->k, sizeof *s);
             if (!s) return TC_ERR_NOMEM;
             for (uint32_t i = 0; i < g->k; i++) { s[i].id = g->d[i].id; s[i].pos = i; s[i].sc = g->d[i].sc; }
             qsort(s, g->k, sizeof *s, gp_asc);
             for (uint32_t i = 0; i < g->k; i++) pr[i] = s[i].sc;
-            display_probs(pr, g->k, 1, pr);
+            display_probs(pr, g->k, 1, pr, NULL);
             double cum = 0;
             for (uint32_t i = 0; i < g->k; i++) {
                 cum += pr[i];
                 keep[s[i].pos] = !(cum <= 1.0 - tp) || i + 1 == g->k;
             }
-            free(s);
             gen_filter(g, keep);
             snprintf(cut, TC_SAMPLER_CUTOFF_MAX, "p=%g: ascending cumulative <= %.6g removed, %u kept (hf)", tp, 1.0 - tp, g->k);
             return 0;
         }
         if (sem == TC_SEM_KESTREL) {
             /* unrenormalized probabilities of the tempered softmax, prob desc / id asc, keep while cum < p */
-            gi *s = malloc(g->k * sizeof *s);
+            gi *s = ws_array(c->ws, g->k, sizeof *s);
             if (!s) return TC_ERR_NOMEM;
             for (uint32_t i = 0; i < g->k; i++) { s[i].id = g->d[i].id; s[i].sc = g->base[g->d[i].id]; }
             qsort(s, g->k, sizeof *s, gi_desc);
@@ -1331,7 +1570,6 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
                 gi *f = bsearch(&key, g->d, g->k, sizeof *g->d, gi_id);
                 if (f) keep[f - g->d] = 1;
             }
-            free(s);
             gen_filter(g, keep);
             snprintf(cut, TC_SAMPLER_CUTOFF_MAX, "p=%g: %u kept, cum %.6g of the unrenormalized probs (kestrel)", tp, m, cum);
             return 0;
@@ -1411,8 +1649,8 @@ static int run_generic(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     /* only a kestrel-semantics top-p reads the base softmax */
     int need_base = 0;
     for (int s = 0; s < n_order; s++) need_base |= order[s] == TC_STAGE_TOP_P && sem[TC_STAGE_TOP_P] == TC_SEM_KESTREL;
-    gen g = {malloc(c->n * sizeof(gi)), 0, need_base ? calloc(c->n, sizeof(double)) : NULL};
-    unsigned char *keep = malloc(c->n);
+    gen g = {ws_array(c->ws, c->n, sizeof(gi)), 0, need_base ? ws_array(c->ws, c->n, sizeof(double)) : NULL};
+    unsigned char *keep = ws_array(c->ws, c->n, 1);
     int rc = TC_OK;
     char cut[TC_SAMPLER_CUTOFF_MAX];
     if (!g.d || (need_base && !g.base) || !keep) { rc = TC_ERR_NOMEM; goto done; }
@@ -1426,7 +1664,7 @@ static int run_generic(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     if (rc) goto done;
     tc_splan *pl = &r->plan;
     if (g.k == 0) { rc = TC_ERR_ARG; goto done; }
-    if ((rc = plan_alloc(pl, g.k, 0, 1))) goto done;
+    if ((rc = plan_alloc(c, pl, g.k, 0, 1))) goto done;
     gen_probs(&g, pl->dw);
     pl->dsum = 0;
     for (uint32_t i = 0; i < g.k; i++) { pl->ids[i] = g.d[i].id; pl->dsum += pl->dw[i]; }
@@ -1434,28 +1672,31 @@ static int run_generic(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     pl->fixed = g.d[g.k - 1].id;
     if (g.k == 1) pl->fixed = g.d[0].id;
 done:
-    free(g.d);
-    free(g.base);
-    free(keep);
     return rc;
 }
 
 /* ---- entry points ---------------------------------------------------------------- */
 
+/* the arrays live in a workspace: the result's own one (tc_sampler_run) is freed here */
 void tc_sresult_free(tc_sresult *r) {
     if (!r) return;
-    for (int i = 0; i < r->n_stages; i++) {
-        if (!r->stages[i].ids_shared) free(r->stages[i].ids);
-        free(r->stages[i].probs);
-    }
-    free(r->plan.ids);
-    free(r->plan.fw);
-    free(r->plan.dw);
+    tc_sampler_ws_free(r->own_ws);
     memset(r, 0, sizeof *r);
 }
 
 int tc_sampler_run(const float *logits, uint32_t n, const tc_sampler_params *p, tc_sresult *out, tc_error *err) {
     memset(out, 0, sizeof *out);
+    tc_sampler_ws *ws = tc_sampler_ws_new(n);
+    if (!ws) return tc_error_set(err, TC_ERR_NOMEM, "sampler: out of memory");
+    int rc = tc_sampler_run_ws(ws, logits, n, p, out, err);
+    out->own_ws = ws;
+    return rc;
+}
+
+int tc_sampler_run_ws(tc_sampler_ws *ws, const float *logits, uint32_t n, const tc_sampler_params *p, tc_sresult *out,
+                      tc_error *err) {
+    memset(out, 0, sizeof *out);
+    ws_reset(ws);
     out->preset = p->preset;
     if (n == 0 || n > (uint32_t)INT32_MAX) return tc_error_set(err, TC_ERR_ARG, "sampler: %u logits (need 1..2^31-1)", n);
     if ((unsigned)p->preset > TC_SP_CUSTOM) return tc_error_set(err, TC_ERR_ARG, "sampler: unknown preset %d", (int)p->preset);
@@ -1469,8 +1710,8 @@ int tc_sampler_run(const float *logits, uint32_t n, const tc_sampler_params *p, 
         for (int i = 0; i < 4; i++)
             if ((unsigned)p->semantics[i] > 3) return tc_error_set(err, TC_ERR_ARG, "sampler: unknown semantics for %s", STAGE_NAMES[i]);
     }
-    ctx c = {logits, n, out, NULL, malloc(n * sizeof(double)), 0, 0, 0, -1};
-    int32_t *idb = malloc(n * sizeof *idb);
+    ctx c = {logits, n, out, ws, ws_array(ws, n, sizeof(double)), 0, 0, 0, -1, 0.0, 0.0, 0, 0};
+    int32_t *idb = ws_array(ws, n, sizeof *idb);
     int rc;
     if (!c.tmp || !idb) rc = TC_ERR_NOMEM;
     else rc = add_input(&c);
@@ -1482,12 +1723,28 @@ int tc_sampler_run(const float *logits, uint32_t n, const tc_sampler_params *p, 
         default: rc = run_generic(&c, p, idb); break;
         }
     }
-    free(c.prevp);
-    free(c.tmp);
-    free(idb);
     if (rc == TC_ERR_NOMEM) return tc_error_set(err, rc, "sampler: out of memory");
     if (rc != TC_OK) return tc_error_set(err, rc, "sampler: no candidate left (every logit is NaN or -inf)");
     return TC_OK;
+}
+
+uint32_t tc_sstage_top(const tc_sstage *s, uint32_t cap, int32_t *ids, double *probs) {
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < s->n && cap; i++) {
+        const double v = s->probs[i];
+        const int32_t id = s->ids[i];
+        /* x before y: higher probability, or equal and lower id */
+        if (m == cap && !(v > probs[m - 1] || (v == probs[m - 1] && id < ids[m - 1]))) continue;
+        uint32_t j = m < cap ? m++ : m - 1;
+        while (j > 0 && (v > probs[j - 1] || (v == probs[j - 1] && id < ids[j - 1]))) {
+            probs[j] = probs[j - 1];
+            ids[j] = ids[j - 1];
+            j--;
+        }
+        probs[j] = v;
+        ids[j] = id;
+    }
+    return m;
 }
 
 static void rng_text(char *dst, size_t cap, tc_sampler_preset preset, uint64_t x64, const tc_mt19937 *mt,

@@ -127,6 +127,8 @@ typedef struct tc_splan {
     int llama_no_rng;        /* llama.cpp dist with one candidate: selected 0, RNG untouched */
 } tc_splan;
 
+typedef struct tc_sampler_ws tc_sampler_ws;   /* see tokcore.h */
+
 typedef struct tc_sresult {
     tc_sampler_preset preset;
     int n_stages;
@@ -134,13 +136,20 @@ typedef struct tc_sresult {
     int greedy;
     char notes[TC_SAMPLER_NOTES_MAX];   /* one note per line */
     tc_splan plan;
+    tc_sampler_ws *own_ws;   /* tc_sampler_run's workspace (freed by tc_sresult_free); NULL from tc_sampler_run_ws */
 } tc_sresult;
 
 /* Runs the preset's chain on logits[0..n). Returns TC_OK or an error
  * (TC_ERR_ARG for n == 0 or bad custom order, TC_ERR_NOMEM). `out` must be
- * freed with tc_sresult_free, also after an error. */
+ * freed with tc_sresult_free, also after an error. Makes a workspace for
+ * this one run: a caller that runs again keeps one (tc_sampler_run_ws). */
 int tc_sampler_run(const float *logits, uint32_t n, const tc_sampler_params *p, tc_sresult *out, tc_error *err);
 void tc_sresult_free(tc_sresult *r);
+
+/* The stage's top `cap` candidates by display probability (descending, the
+ * lower id first among equal ones) into ids / probs; returns how many (at
+ * most cap and s->n). One pass with an insertion list: O(n) for small cap. */
+uint32_t tc_sstage_top(const tc_sstage *s, uint32_t cap, int32_t *ids, double *probs);
 
 /* n_draws draws in a row from one RNG seeded once with p->seed (as the
  * engine over n_draws steps with the same logits). rng_before / rng_after

@@ -61,6 +61,15 @@ int tc_refuse_unsupported(const char *path, tc_format f, tc_error *err);
 int tc_precheck_file(const char *path, size_t max_bytes, tc_error *err);
 
 tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err);
+/* tc_load_hf_json with a load cache of a BPE model's vocabulary and merge
+ * tables (load_cache.h): key is the sha256 of data (the caller's). The
+ * cache file at cache_path (may be NULL; a missing or unreadable file is
+ * a miss) is used only when it is valid for this file and engine;
+ * *hit says whether it was. On a miss with a BPE model, the cache to store
+ * is appended to new_cache (may be NULL). Ids, tokens, offsets and
+ * describe() are the same either way. */
+tc_tokenizer *tc_load_hf_json_cached(const uint8_t *data, size_t len, const uint8_t key[32], const char *cache_path,
+                                     int *hit, tc_buf *new_cache, tc_error *err);
 
 /* GPT-2 style vocab.json + merges.txt (with or without "#version" line),
  * built as HF does for GPT-2: ByteLevel pre-tokenizer (GPT-2 regex), BPE,
@@ -300,5 +309,24 @@ void tc_trace_free(tc_trace *tr);
  * turns bytes into text with U+FFFD for invalid sequences). */
 int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_special_tokens,
               tc_buf *out, tc_error *err);
+
+/* ---- sampler workspace (sampler.h has the parameters and the result) ---------
+
+   A workspace holds every array a sampler run needs (stage records, draw plan,
+   scratch), so that a caller running the sampler again and again (a slider
+   being dragged) allocates nothing per run: create one per thread, pass it to
+   every tc_sampler_run_ws call. Sized for n_vocab logits at creation; a run
+   that needs more grows it once (the next run folds the growth into one block).
+   The result of a run points into the workspace: it stays valid until the next
+   run on the same workspace or tc_sampler_ws_free; tc_sresult_free on it only
+   clears it. Not thread-safe: one workspace, one run at a time. */
+typedef struct tc_sampler_ws tc_sampler_ws;
+struct tc_sampler_params;
+struct tc_sresult;
+tc_sampler_ws *tc_sampler_ws_new(uint32_t n_vocab);   /* NULL when out of memory */
+void tc_sampler_ws_free(tc_sampler_ws *ws);
+size_t tc_sampler_ws_bytes(const tc_sampler_ws *ws);  /* memory it holds */
+int tc_sampler_run_ws(tc_sampler_ws *ws, const float *logits, uint32_t n, const struct tc_sampler_params *p,
+                      struct tc_sresult *out, tc_error *err);
 
 #endif
