@@ -570,23 +570,30 @@ static int stage_mass(ctx *c, const tc_sstage *s, double *out) {
 static int subset_display(ctx *c, tc_sstage *s) {
     const tc_sstage *prev = prev_stage(c);
     if (!c->raw_ok || !prev || s->n == 0 || s->n >= prev->n) return 0;
-    double sr = 0.0, ar = 0.0;
+    double sr = 0.0, ar = 0.0, qr = 0.0;
     uint32_t i = 0;
+    int ok = 1;
     for (uint32_t j = 0; j < prev->n; j++) {
-        if (i < s->n && s->ids[i] == prev->ids[j]) { i++; continue; }
+        if (i < s->n && s->ids[i] == prev->ids[j]) {
+            const double v = s->probs[i++];
+            ok &= v > 0 && v < INFINITY;
+            continue;
+        }
         const double w = prev->probs[j] * c->raw_sum;   /* a removed entry's weight */
+        qr += prev->probs[j];
         sr += w;
         if (w > 0) ar += w * disp_log2(w);
     }
-    if (i != s->n) return 0;
-    for (i = 0; i < s->n; i++)
-        if (!(s->probs[i] > 0 && s->probs[i] < INFINITY)) return 0;
+    if (i != s->n || !ok) return 0;
     const double sum = c->raw_sum - sr, a = c->raw_a - ar;
     if (!(sum > 0.5 * c->raw_sum)) return 0;
     const double inv = 1.0 / sum;
     for (i = 0; i < s->n; i++) s->probs[i] *= inv;
     const double h = disp_log2(sum) - a * inv;
     s->entropy_bits = h > 0 ? h : 0.0;
+    /* the kept mass in the previous stage's distribution: 1 minus the removed display probabilities
+     * (that distribution sums to 1 within rounding, and more than half of it is kept) */
+    s->kept_mass = 1.0 - qr;
     c->raw_sum = sum;
     c->raw_a = a;
     return 1;
@@ -604,7 +611,7 @@ static int stage_done(ctx *c, tc_sstage *s, int is_logit, const char *fmt, ...) 
     va_end(ap);
     const int same_raw = c->same_raw;
     c->same_raw = 0;
-    if (!is_logit && same_raw && subset_display(c, s)) return stage_mass(c, s, &s->kept_mass);
+    if (!is_logit && same_raw && subset_display(c, s)) return TC_OK;   /* kept_mass set there */
     double raw[2];
     s->entropy_bits = display_probs(s->probs, s->n, is_logit, s->probs, is_logit ? NULL : raw);
     c->raw_ok = !is_logit && !isnan(raw[0]);
