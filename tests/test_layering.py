@@ -47,7 +47,8 @@ PARTS: dict[str, set[str]] = {
     "tokinspect.window": {"tokinspect.core", "tokinspect.formats", "tokinspect.analysis", "tokinspect.sampling",
                           "tokinspect.board", "tokinspect.contract", "tokinspect.languages", "tokinspect.resources"},
     "tokinspect.cli": {"tokinspect.core", "tokinspect.formats", "tokinspect.analysis", "tokinspect.sampling",
-                       "tokinspect.board", "tokinspect.contract", "tokinspect.languages", "tokinspect.gui"},
+                       "tokinspect.board", "tokinspect.contract", "tokinspect.languages", "tokinspect.gui",
+                       "tokinspect.resources"},   # resources: the CLI's message catalogs (i18n/cli_*.po)
     "tokinspect.gui": {"tokinspect.window", "tokinspect.widgets", "tokinspect.resources"},   # the GUI entry
     "tokinspect.widgets": {"tokinspect.window"},                    # + PLAIN
     "tokinspect.resources": set(),

@@ -41,7 +41,8 @@ def test_sdist_metadata_and_contents(tmp_path: Path) -> None:
     have = {n.split("/", 1)[1] for n in names if "/" in n}
     for need in ("LICENSE", "README.md", "README.zh-CN.md", "pyproject.toml", "setup.py", "native/README.md",
                  "native/src/pipeline.c", "native/python/pymodule.c", "tests/run.sh", "tests/conftest.py",
-                 "bench/throughput.py", "docs/contract.md", "resources/tokinspect.desktop"):
+                 "bench/throughput.py", "docs/contract.md", "resources/tokinspect.desktop",
+                 "resources/i18n/cli_zh_CN.po", "resources/i18n/argparse_zh_CN.po"):   # the CLI's catalogs
         assert need in have, f"the sdist lacks {need}"
     v = subprocess.run([sys.executable, "-m", "tokinspect", "--version"], capture_output=True, text=True)
     assert v.returncode == 0 and project["version"] in v.stdout

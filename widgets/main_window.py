@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
+from tokinspect.analysis.encoded import Analysis
 from tokinspect.window.audit import AuditModel
 from tokinspect.window.compare import CompareModel
 from tokinspect.window.document import (
@@ -369,7 +370,7 @@ class MainWindow(QMainWindow):
         self.set_text(text)
 
     def set_text(self, text: str) -> None:
-        """Replaces the text (and encodes it right away, without the typing debounce)."""
+        """Replaces the text (its encode supersedes one still running; typed edits coalesce instead)."""
         self.text.blockSignals(True)
         self.text.setPlainText(text)
         self.text.blockSignals(False)
@@ -477,7 +478,7 @@ class MainWindow(QMainWindow):
         a = self.doc.analysis
         if a is None:
             return
-        self.text.set_spans(a.spans)
+        self.text.set_spans(a.spans, self._changed_u16(a))
         self.bytes.set_analysis(a)
         n = len(a)
         self.status_count.setText(tr("{n} tokens · {chars} chars · {bytes} bytes").format(
@@ -491,6 +492,20 @@ class MainWindow(QMainWindow):
             i, self._pending_char = (a.spans.at(self._pending_char) if n else -1), None
         self.sel.index = -2  # force a fan-out: the arrays changed under the same index
         self.sel.select(min(i, n - 1))
+
+    def _changed_u16(self, a: Analysis) -> tuple[int, int | None] | None:
+        """The UTF-16 range of the text pane whose tokens the last edit changed (None: all of it; end
+        None: to the end, when the token count changed and the later tokens' colors moved)."""
+        sp = self.doc.splice
+        if sp is None:
+            return None
+        u16 = a.spans.u16
+        n = len(a)
+        end_text = len(a.text.encode("utf-16-le")) // 2 if sp.first >= n else 0
+        start = int(u16[sp.first, 0]) if sp.first < n else end_text
+        if sp.new_end != sp.old_end:
+            return start, None
+        return start, int(u16[sp.new_end - 1, 1]) if sp.new_end > sp.first else start
 
     def _on_trace(self) -> None:
         note, big = self.doc.trace_note()

@@ -68,6 +68,7 @@ class Analysis:
     encoder: str
     trace: Trace | None
     seconds: float
+    add_special_tokens: bool = True
 
     def __len__(self) -> int:
         return len(self.encoding)
@@ -77,10 +78,13 @@ def utf8_bytes(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogatepass")
 
 
-def utf16_spans(text: str, char_offsets: np.ndarray) -> np.ndarray:
-    """Code point offsets -> UTF-16 offsets (characters above U+FFFF count twice)."""
+def utf16_spans(text: str, char_offsets: np.ndarray, data: bytes | None = None) -> np.ndarray:
+    """Code point offsets -> UTF-16 offsets (characters above U+FFFF count twice); `data`, text's
+    UTF-8 bytes when the caller has them, tells quickly whether any character does."""
     if char_offsets.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
+    if text.isascii() or (data is not None and len(data) and int(np.frombuffer(data, dtype=np.uint8).max()) < 0xF0):
+        return char_offsets.astype(np.int64)   # no 4-byte UTF-8 sequence: no character counts twice
     cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype="<u4")
     extra = np.zeros(cps.shape[0] + 1, dtype=np.int64)
     np.cumsum(cps >= 0x10000, out=extra[1:])
@@ -115,6 +119,12 @@ def byte_token_map(nbytes: int, byte_offsets: np.ndarray) -> np.ndarray:
     starts = byte_offsets[:, 0].astype(np.int64)
     ends = np.minimum(byte_offsets[:, 1].astype(np.int64), nbytes)
     lengths = np.maximum(ends - starts, 0)
+    if int(lengths.sum()) == nbytes:
+        nz = lengths > 0
+        s_nz, e_nz = starts[nz], ends[nz]
+        if s_nz.size and s_nz[0] == 0 and (s_nz[1:] == e_nz[:-1]).all():
+            # the tokens tile the bytes in order (the usual case): one repeat
+            return np.repeat(np.arange(starts.shape[0], dtype=np.int64), lengths)
     idx = np.repeat(np.arange(starts.shape[0]), lengths)
     # positions: start of each token + 0..len-1
     firsts = np.repeat(starts, lengths)
@@ -124,5 +134,5 @@ def byte_token_map(nbytes: int, byte_offsets: np.ndarray) -> np.ndarray:
 
 
 def token_spans(text: str, data: bytes, enc: Encoding) -> TokenSpans:
-    return TokenSpans(utf16_spans(text, enc.offsets), enc.special_mask,
+    return TokenSpans(utf16_spans(text, enc.offsets, data), enc.special_mask,
                       split_char_mask(data, enc.byte_offsets))

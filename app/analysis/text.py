@@ -85,4 +85,5 @@ def analyze(tok: Tokenizer, text: str, generation: int, *, encoder: str = "bpe",
         with_trace = len(text) <= TRACE_AUTO_LIMIT
     tr = trace(tok, text, encoder=encoder, add_special_tokens=add_special_tokens) if with_trace else None
     check()
-    return Analysis(generation, text, data, enc, spans, btok, exact, encoder, tr, time.perf_counter() - t0)
+    return Analysis(generation, text, data, enc, spans, btok, exact, encoder, tr, time.perf_counter() - t0,
+                    add_special_tokens)

@@ -17,7 +17,8 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from .errors import EXIT_BAD, OneLineParser, run
+from .errors import EXIT_BAD, OneLineParser, RawDescriptionDefaultsShown, run
+from .i18n import LANGUAGES, _, choose, lang_argument, use
 
 
 def _version() -> str:
@@ -29,16 +30,26 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ..gui import build_parser as window_parser  # Qt-free: only the window's options
 
-    usage = " ".join(window_parser().format_usage().replace("usage: ", "", 1).replace("[-h] ", "").split())
+    wp = window_parser()
+    fmt = wp._get_formatter()
+    fmt.add_usage(wp.usage, wp._actions, wp._mutually_exclusive_groups, prefix="")  # no "usage: " in any language
+    usage = " ".join(fmt.format_help().replace("[-h] ", "").split())
     window = textwrap.fill(usage, 100, subsequent_indent="      ", break_on_hyphens=False)  # keep --compare-with whole
     p = OneLineParser(
-        prog="tokinspect", description="Inspect how a tokenizer splits text: on the host, and on the board.",
-        epilog="the window (no arguments: the embedded Qwen3 tokenizer):\n  " + window.strip().replace("\n", "\n  ")
-        + "\n  FILE: tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); .txt/.md files open as text"
-        "\n  --screenshot DIR renders every tab to DIR/*.png and exits (offscreen when there is no display)",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"tokinspect {_version()}")
-    p.add_argument("--debug", action="store_true", help="on an error, print the traceback too")
+        prog="tokinspect", description=_("Inspect how a tokenizer splits text: on the host, and on the board."),
+        epilog=_("the window (no arguments: the embedded Qwen3 tokenizer):") + "\n  "
+        + window.strip().replace("\n", "\n  ")
+        + "\n  " + _("FILE: tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); .txt/.md files open "
+                     "as text")
+        + "\n  " + _("--screenshot DIR renders every tab to DIR/*.png and exits (offscreen when there is no display)"),
+        formatter_class=RawDescriptionDefaultsShown)
+    p.add_argument("--version", action="version", version=f"tokinspect {_version()}",
+                   help=_("show program's version number and exit"))
+    p.add_argument("--debug", action="store_true", help=_("on an error, print the traceback too"))
+    p.add_argument("--lang", choices=LANGUAGES,
+                   help=_("the language of messages, help and reports, before the command (default: the "
+                          "environment's LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else English); the window's --lang "
+                          "is the same option"))
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     from .board import register as register_board
@@ -83,19 +94,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
-    if wants_gui(argv):
+    use(choose(argv))   # --lang before the command, else the environment (the window decides its own)
+    lang_arg, rest = lang_argument(argv)
+    if wants_gui(rest if lang_arg is not None else argv):
         from ..gui import build_parser as window_parser
         from ..gui import run as run_window  # Qt only once the window opens: the CLI works without a display
 
         args = window_parser(OneLineParser).parse_args(argv)
         return run(lambda: run_window(args), debug)
-    if argv and _looks_like_a_path(argv[0]):
-        what = "is a directory" if os.path.isdir(argv[0]) else "no such file"
-        print(f"tokinspect: {argv[0]}: {what} (tokinspect FILE opens a tokenizer or text file in the window; "
-              "see tokinspect --help)", file=sys.stderr)
+    if rest and _looks_like_a_path(rest[0]):
+        what = _("is a directory") if os.path.isdir(rest[0]) else _("no such file")
+        print(_("tokinspect: {path}: {what} (tokinspect FILE opens a tokenizer or text file in the window; "
+                "see tokinspect --help)").format(path=rest[0], what=what), file=sys.stderr)
         return EXIT_BAD
     if sys.stdout is None:  # started with stdout closed (`tokinspect info >&-`)
-        print("tokinspect: cannot write the output: standard output is closed", file=sys.stderr)
+        print(_("tokinspect: cannot write the output: standard output is closed"), file=sys.stderr)
         return EXIT_BAD
     parser = build_parser()
     try:

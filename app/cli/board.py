@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer, TokenizerError
+from .errors import said
+from .i18n import _, message
 
 if TYPE_CHECKING:  # the board modules load paramiko (~0.25 s): only the board commands import them
     from ..board.diff import Divergence
@@ -40,11 +42,12 @@ def profile_from_args(args: argparse.Namespace) -> Profile:
     if args.profile:
         p = ProfileStore(args.profiles).get(args.profile)
         if p is None:
-            raise BoardError(f"no board profile named {args.profile!r} in {ProfileStore(args.profiles).path}")
+            raise BoardError(_("no board profile named {name!r} in {path}").format(
+                name=args.profile, path=ProfileStore(args.profiles).path))
     elif args.host:
         p = Profile(name=args.name or args.host, host=args.host)
     else:
-        raise BoardError("say which board: --profile NAME, or --host H [--port P --user U --key K]")
+        raise BoardError(_("say which board: --profile NAME, or --host H [--port P --user U --key K]"))
     for field, value in (("port", args.port), ("user", args.user), ("key_file", args.key), ("compiler", args.compiler),
                          ("run_prefix", args.run_prefix), ("deploy_root", args.deploy_root),
                          ("connect_timeout", args.connect_timeout), ("command_timeout", args.command_timeout)):
@@ -66,11 +69,13 @@ def connect(args: argparse.Namespace, p: Profile) -> BoardConnection:
     except HostKeyUnknown as exc:
         if args.accept_host_key and args.accept_host_key == exc.fingerprint_sha256:
             where = exc.accept(args.app_known_hosts)
-            print(f"accepted {exc.key_type} {exc.fingerprint_sha256} for {exc.host_entry} (saved in {where})",
-                  file=sys.stderr)
+            print(_("accepted {kind} {fingerprint} for {host} (saved in {path})").format(
+                kind=exc.key_type, fingerprint=exc.fingerprint_sha256, host=exc.host_entry, path=where),
+                file=sys.stderr)
             conn.connect()
         else:
-            raise BoardError(f"{exc}\nTo trust it, run again with --accept-host-key {exc.fingerprint_sha256}") from exc
+            raise BoardError(message(str(exc)) + "\n" + _("To trust it, run again with --accept-host-key {fingerprint}")
+                             .format(fingerprint=exc.fingerprint_sha256)) from exc
     return conn
 
 
@@ -84,11 +89,13 @@ def _read_jsonl_texts(path: str) -> list[str]:
         try:
             v = json.loads(line)
         except ValueError as exc:
-            raise ValueError(f"{path}:{k}: not a JSON line ({exc})") from exc
+            raise ValueError(_("{path}:{line}: not a JSON line ({reason})").format(path=path, line=k,
+                                                                                   reason=exc)) from exc
         if isinstance(v, dict) and isinstance(v.get("text"), str):
             v = v["text"]
         if not isinstance(v, str):
-            raise ValueError(f"{path}:{k}: a JSON string or {{\"text\": ...}} was expected")
+            raise ValueError(_("{path}:{line}: a JSON string or {{\"text\": ...}} was expected").format(
+                path=path, line=k))
         out.append(v)
     return out
 
@@ -106,7 +113,7 @@ def _chat_text(path: str, tok: Tokenizer, config: str | None) -> str:
         messages = messages.get("messages")
     if not isinstance(messages, list) or not all(isinstance(m, dict) and "role" in m and "content" in m
                                                  for m in messages):
-        raise ValueError(f"{path}: a JSON list of {{\"role\", \"content\"}} messages was expected")
+        raise ValueError(_("{path}: a JSON list of {{\"role\", \"content\"}} messages was expected").format(path=path))
     try:
         tpl = load_config(Path(config)) if config else find_template(tok.path)
         return render(tpl, messages, add_generation_prompt=True)
@@ -122,7 +129,7 @@ def _read_texts(path: str | None) -> list[str]:
 
 def _pieces(v: Divergence, side: str) -> str:
     pieces = v.host_pieces if side == "host" else v.board_pieces
-    return " ".join(f"{p.shown!r}({p.id})" for p in pieces) or "(none)"
+    return " ".join(f"{p.shown!r}({p.id})" for p in pieces) or _("(none)")
 
 
 def _div_json(v: Divergence) -> dict[str, object]:
@@ -179,52 +186,59 @@ def print_run(run: BoardRun, top: int, tok: Tokenizer | None = None) -> None:
 
     c, s = run.checks, run.summary
     if c.facts is not None:
-        sign = {True: "signed", False: "unsigned", None: "unknown"}[c.facts.char_signed]
-        target = f" (target {c.facts.compiler_target})" if c.facts.compiler_target else ""
-        print(f"board: {c.facts.uname_m}; compiler: {c.facts.compiler_version or 'not found'}{target}; char is {sign}")
-    for side, f in (("board", c.board), ("host", c.host)):
+        sign = {True: _("signed"), False: _("unsigned"), None: _("unknown")}[c.facts.char_signed]
+        target = _(" (target {target})").format(target=c.facts.compiler_target) if c.facts.compiler_target else ""
+        print(_("board: {machine}; compiler: {compiler}{target}; char is {sign}").format(
+            machine=c.facts.uname_m, compiler=c.facts.compiler_version or _("not found"), target=target, sign=sign))
+    for side, f in ((_("board file"), c.board), (_("host file"), c.host)):
         if f is not None:
-            print(f"{side} file: {f.what}: {f.size:,} bytes, sha256 {f.sha256}")
+            print(_("{side}: {what}: {size:,} bytes, sha256 {sha256}").format(side=side, what=message(f.what),
+                                                                             size=f.size, sha256=f.sha256))
     if c.same_file is not None:
-        print("tokenizer files: " + ("identical" if c.same_file else "DIFFERENT"))
+        print(_("tokenizer files: ") + (_("identical") if c.same_file else _("DIFFERENT")))
     if c.vocab is not None:
-        print(f"vocab.bin entries: host {c.vocab.entries_a:,}, board {c.vocab.entries_b:,}, "
-              f"{len(c.vocab.differences):,} differ")
+        print(_("vocab.bin entries: host {host:,}, board {board:,}, {differ:,} differ").format(
+            host=c.vocab.entries_a, board=c.vocab.entries_b, differ=len(c.vocab.differences)))
         for e in c.vocab.differences[:top]:
-            print(f"  id {e.id}: host {e.a.hex(' ') if e.a is not None else '(none)'} | "
-                  f"board {e.b.hex(' ') if e.b is not None else '(none)'}")
+            print(_("  id {id}: host {host} | board {board}").format(
+                id=e.id, host=e.a.hex(" ") if e.a is not None else _("(none)"),
+                board=e.b.hex(" ") if e.b is not None else _("(none)")))
     for note in c.notes:
-        print(f"note: {note}")
-    print(f"texts: {s.texts:,}; identical: {s.identical:,}; without board ids: {s.missing:,}; "
-          f"tokens host {s.host_tokens:,}, board {s.board_tokens:,}")
-    print(f"time: board {run.board_seconds:.2f} s ({run.request.label}{', ' + run.build if run.build else ''}), "
-          f"host {run.host_seconds:.2f} s")
+        print(_("note: {note}").format(note=message(note)))
+    print(_("texts: {texts:,}; identical: {identical:,}; without board ids: {missing:,}; "
+            "tokens host {host:,}, board {board:,}").format(texts=s.texts, identical=s.identical, missing=s.missing,
+                                                             host=s.host_tokens, board=s.board_tokens))
+    print(_("time: board {board:.2f} s ({how}), host {host:.2f} s").format(
+        board=run.board_seconds, how=run.request.label + (", " + run.build if run.build else ""),
+        host=run.host_seconds))
     if s.per_kind:
-        print("divergences: " + "; ".join(f"{KIND_NAMES[k]}: {n:,}" for k, n in s.per_kind.most_common()))
-        print("first divergence per text:")
+        print(_("divergences: ") + "; ".join(f"{message(KIND_NAMES[k])}: {n:,}" for k, n in s.per_kind.most_common()))
+        print(_("first divergence per text:"))
         for i, d in enumerate(run.diffs[: max(top * 10, 1)]):
             v = d.first
             if v is None:
                 continue
             text = v.host_bytes.decode("utf-8", errors="backslashreplace")
-            print(f"  #{i + 1} at byte {v.byte_span[0]}: {KIND_NAMES[v.kind]} {text!r}: host {_pieces(v, 'host')} | "
-                  f"board {_pieces(v, 'board')} ({v.reason})")
+            print(_("  #{n} at byte {at}: {kind} {text!r}: host {host} | board {board} ({reason})").format(
+                n=i + 1, at=v.byte_span[0], kind=message(KIND_NAMES[v.kind]), text=text, host=_pieces(v, "host"),
+                board=_pieces(v, "board"), reason=message(v.reason)))
             for f in v.findings:
-                print(f"      {f.rule}: {f.sentence}")
-        print("most frequent divergent spans:")
+                print(f"      {f.rule}: {message(f.sentence)}")
+        print(_("most frequent divergent spans:"))
         for v, n in s.most_frequent(top):
-            print(f"  {n:>5}x {KIND_NAMES[v.kind]}: host {_pieces(v, 'host')} | board {_pieces(v, 'board')}"
-                  + (f" [{', '.join(v.rules)}]" if v.rules else ""))
+            print(_("  {n:>5}x {kind}: host {host} | board {board}").format(
+                n=n, kind=message(KIND_NAMES[v.kind]), host=_pieces(v, "host"), board=_pieces(v, "board"))
+                + (f" [{', '.join(v.rules)}]" if v.rules else ""))
     if s.per_rule:
-        print("rules behind the board's side: " + "; ".join(f"{k}: {n:,}" for k, n in s.per_rule.most_common()))
-        print("explained by: " + "; ".join(f"{k or 'no emulation'}: {n:,}" for k, n in s.explained.most_common()))
+        print(_("rules behind the board's side: ") + "; ".join(f"{k}: {n:,}" for k, n in s.per_rule.most_common()))
+        print(_("explained by: ") + "; ".join(f"{k or _('no emulation')}: {n:,}" for k, n in s.explained.most_common()))
     if tok is not None:
         _print_texts(run, top, tok)
     for i, d in enumerate(run.diffs):
         if d.board_ids is None and d.board_error:
-            print(f"  #{i + 1}: {d.board_error}")
+            print(f"  #{i + 1}: {message(d.board_error)}")
     if run.error:
-        print(f"error: {run.error} (results so far shown)")
+        print(_("error: {reason} (results so far shown)").format(reason=message(run.error)))
 
 
 def _print_texts(run: BoardRun, top: int, tok: Tokenizer) -> None:
@@ -237,12 +251,13 @@ def _print_texts(run: BoardRun, top: int, tok: Tokenizer) -> None:
         if d.board_ids is None or d.same or shown >= top:
             continue
         shown += 1
-        print(f"text #{i + 1}: {d.text[:200]!r}")
-        print(f"  the board prints: {printed(tok, d.board_ids)[:200]!r}")
-        print(f"  explained by: {d.explained_by or 'no emulation (see the rules per span)'}")
+        print(_("text #{n}: {text!r}").format(n=i + 1, text=d.text[:200]))
+        print(_("  the board prints: {text!r}").format(text=printed(tok, d.board_ids)[:200]))
+        print(_("  explained by: {what}").format(what=d.explained_by or _("no emulation (see the rules per span)")))
         for t, h, b in specials_arrived(tok, list(d.host_ids), list(d.board_ids)):
             if b != h:
-                print(f"  special {t}: {h} on the host, {b} whole on the board")
+                print(_("  special {token}: {host} on the host, {board} whole on the board").format(
+                    token=t, host=h, board=b))
 
 
 def cmd_board_diff(args: argparse.Namespace) -> int:
@@ -260,11 +275,11 @@ def cmd_board_diff(args: argparse.Namespace) -> int:
             texts = _read_texts(args.file)
         req = _request(args, texts)
         if req.mode == "command" and req.parser == "regex" and not req.regex:
-            raise BoardError("--parse regex needs --regex PATTERN (one group: the id)")
+            raise BoardError(_("--parse regex needs --regex PATTERN (one group: the id)"))
         with connect(args, p) as conn:
             run = run_diff(conn, req, tok)
     except (BoardError, TokenizerError, OSError, ValueError) as exc:
-        print(f"tokinspect board: {exc}", file=sys.stderr)
+        print(f"tokinspect board: {said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         print(json.dumps(run_json(run, args.top, tok), ensure_ascii=False))
@@ -296,9 +311,9 @@ def _request(args: argparse.Namespace, texts: list[str]) -> object:
                       llama_tokenize=args.llama_tokenize or "", llama_port=args.llama_server or 0,
                       parse_special=not args.no_parse_special, gguf=args.gguf or "")
     if mode == "llama-server" and not 0 < req.llama_port < 65536:
-        raise BoardError(f"--llama-server {args.llama_server}: a TCP port (1-65535)")
+        raise BoardError(_("--llama-server {port}: a TCP port (1-65535)").format(port=args.llama_server))
     if req.mode == "command" and req.parser == "regex" and not req.regex:
-        raise BoardError("--parse regex needs --regex PATTERN (one group: the id)")
+        raise BoardError(_("--parse regex needs --regex PATTERN (one group: the id)"))
     return req
 
 
@@ -313,7 +328,7 @@ def cmd_board_identify(args: argparse.Namespace) -> int:
         with connect(args, p) as conn:
             res = run_identify(conn, req, tok)  # type: ignore[arg-type]
     except (BoardError, TokenizerError, OSError, ValueError) as exc:
-        print(f"tokinspect board: {exc}", file=sys.stderr)
+        print(f"tokinspect board: {said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     ident = res.result
     if args.json:
@@ -322,15 +337,17 @@ def cmd_board_identify(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False))
     elif ident is not None:
         if ident.engine:
-            print(f"the board runs {ident.engine}: {ident.probes} of {ident.probes} probes reproduced")
+            print(_("the board runs {engine}: {n} of {n} probes reproduced").format(engine=ident.engine,
+                                                                                    n=ident.probes))
         else:
-            print(f"no emulation reproduces every probe; closest: {ident.closest} "
-                  f"({ident.agree.get(ident.closest or '', 0)} of {ident.probes})")
+            print(_("no emulation reproduces every probe; closest: {closest} ({agree} of {n})").format(
+                closest=ident.closest, agree=ident.agree.get(ident.closest or "", 0), n=ident.probes))
             for text, board, host in ident.differ:
-                print(f"  {text!r}: board {board} | {ident.closest} {host}")
-        print("agreement: " + ", ".join(f"{k} {n}/{ident.probes}" for k, n in ident.agree.items()))
+                print(_("  {text!r}: board {board} | {closest} {host}").format(text=text, board=board,
+                                                                             closest=ident.closest, host=host))
+        print(_("agreement: ") + ", ".join(f"{k} {n}/{ident.probes}" for k, n in ident.agree.items()))
     if res.error:
-        print(f"error: {res.error}", file=sys.stderr)
+        print(_("error: {reason}").format(reason=message(res.error)), file=sys.stderr)
     if res.error or ident is None:
         return EXIT_ERROR
     return EXIT_SAME if ident.engine else EXIT_DIFFER
@@ -347,99 +364,101 @@ def cmd_board_profile(args: argparse.Namespace) -> int:
                 print(f"{p.name}\t{p.label}\t{key}\tcompiler={p.compiler}\trun_prefix={p.run_prefix or '-'}")
         elif args.action == "save":
             if not args.name:
-                raise BoardError("board profile save needs --name")
+                raise BoardError(_("board profile save needs --name"))
             args.profile = None
             p = profile_from_args(args)
             p.name = args.name
             store.put(p)
-            print(f"saved {p.name} ({p.label}) in {store.path}")
+            print(_("saved {name} ({label}) in {path}").format(name=p.name, label=p.label, path=store.path))
         else:
             if not args.name or not store.remove(args.name):
-                raise BoardError(f"no board profile named {args.name!r}")
-            print(f"deleted {args.name}")
+                raise BoardError(_("no board profile named {name!r}").format(name=args.name))
+            print(_("deleted {name}").format(name=args.name))
     except BoardError as exc:
-        print(f"tokinspect board: {exc}", file=sys.stderr)
+        print(f"tokinspect board: {said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     return 0
 
 
 def _connection_opts(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--profile", help="a saved profile (tokinspect board profile list)")
-    sp.add_argument("--profiles", help="the profile file (default: the app's)")
-    sp.add_argument("--host", help="the board's address (default: the profile's)")
-    sp.add_argument("--port", type=int, help="the board's SSH port (default: the profile's, else 22)")
-    sp.add_argument("--user", help="the SSH user on the board (default: the profile's)")
-    sp.add_argument("--key", help="private key file (default: ssh-agent, then a password)")
-    sp.add_argument("--no-agent", action="store_true", help="do not use the ssh-agent")
-    sp.add_argument("--compiler", help="the board's C compiler command (default cc)")
-    sp.add_argument("--run-prefix", help="put before the deployed binary, e.g. qemu-aarch64-static")
-    sp.add_argument("--deploy-root", help="where the engine is built on the board (default ~/.cache/tokinspect)")
+    sp.add_argument("--profile", help=_("a saved profile (tokinspect board profile list)"))
+    sp.add_argument("--profiles", help=_("the profile file (default: the app's)"))
+    sp.add_argument("--host", help=_("the board's address (default: the profile's)"))
+    sp.add_argument("--port", type=int, help=_("the board's SSH port (default: the profile's, else 22)"))
+    sp.add_argument("--user", help=_("the SSH user on the board (default: the profile's)"))
+    sp.add_argument("--key", help=_("private key file (default: ssh-agent, then a password)"))
+    sp.add_argument("--no-agent", action="store_true", help=_("do not use the ssh-agent"))
+    sp.add_argument("--compiler", help=_("the board's C compiler command (default cc)"))
+    sp.add_argument("--run-prefix", help=_("put before the deployed binary, e.g. qemu-aarch64-static"))
+    sp.add_argument("--deploy-root", help=_("where the engine is built on the board (default ~/.cache/tokinspect)"))
     sp.add_argument("--connect-timeout", type=float,
-                    help="seconds to wait for the SSH connection (default: the profile's)")
-    sp.add_argument("--command-timeout", type=float, help="seconds one board command may run (default: the profile's)")
+                    help=_("seconds to wait for the SSH connection (default: the profile's)"))
+    sp.add_argument("--command-timeout", type=float,
+                    help=_("seconds one board command may run (default: the profile's)"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    b = sub.add_parser("board", help="encode on the board over SSH and diff against the host")
+    b = sub.add_parser("board", help=_("encode on the board over SSH and diff against the host"))
     bs = b.add_subparsers(dest="board_command", required=True)
-    d = bs.add_parser("diff", help="the board's ids against the host's, per text, with the rule behind each divergence")
+    d = bs.add_parser("diff",
+                      help=_("the board's ids against the host's, per text, with the rule behind each divergence"))
     _connection_opts(d)
     _board_tokenizer_opts(d)
     d.add_argument("--host-encoder", choices=ENCODERS, default="bpe",
-                   help="the host's encoder (kestrel-v1/v2: the real board engine; greedy: the ideal longest match)")
-    d.add_argument("--special", action="store_true", help="add special tokens on both sides")
-    d.add_argument("--json", action="store_true", help="one JSON object: every text in order, with explained_by, "
-                                                       "and each divergence with its rules")
-    d.add_argument("--top", type=int, default=10, help="rows of lists to print")
+                   help=_("the host's encoder (kestrel-v1/v2: the real board engine; greedy: the ideal longest match)"))
+    d.add_argument("--special", action="store_true", help=_("add special tokens on both sides"))
+    d.add_argument("--json", action="store_true", help=_("one JSON object: every text in order, with explained_by, "
+                                                       "and each divergence with its rules"))
+    d.add_argument("--top", type=int, default=10, help=_("rows of lists to print"))
     src = d.add_mutually_exclusive_group()
     src.add_argument("--jsonl", metavar="FILE",
-                     help="texts from JSON Lines (a JSON string or {\"text\": ...} per line)")
+                     help=_("texts from JSON Lines (a JSON string or {\"text\": ...} per line)"))
     src.add_argument("--chat", metavar="MESSAGES.json",
-                     help="one text: the messages rendered through the tokenizer's chat template")
-    d.add_argument("--config", help="--chat: the tokenizer_config.json whose chat_template to use")
-    d.add_argument("file", nargs="?", help="texts, one per line (default: stdin)")
+                     help=_("one text: the messages rendered through the tokenizer's chat template"))
+    d.add_argument("--config", help=_("--chat: the tokenizer_config.json whose chat_template to use"))
+    d.add_argument("file", nargs="?", help=_("texts, one per line (default: stdin)"))
     d.set_defaults(func=cmd_board_diff)
-    i = bs.add_parser("identify", help="which engine the board runs: a probe set against every emulation")
+    i = bs.add_parser("identify", help=_("which engine the board runs: a probe set against every emulation"))
     _connection_opts(i)
     _board_tokenizer_opts(i)
     i.add_argument("--json", action="store_true",
                    help='{"engine": ..., "probes": N, "agree": {"kestrel-v1": n, ...}, ...}')
     i.set_defaults(func=cmd_board_identify)
-    pr = bs.add_parser("profile", help="list, save or delete connection profiles")
-    pr.add_argument("action", choices=("list", "save", "delete"), help="what to do with the profiles")
+    pr = bs.add_parser("profile", help=_("list, save or delete connection profiles"))
+    pr.add_argument("action", choices=("list", "save", "delete"), help=_("what to do with the profiles"))
     _connection_opts(pr)
-    pr.add_argument("--name", help="the profile's name (save, delete)")
+    pr.add_argument("--name", help=_("the profile's name (save, delete)"))
     pr.set_defaults(func=cmd_board_profile)
 
 
 def _board_tokenizer_opts(d: argparse.ArgumentParser) -> None:
     """How to reach the board's tokenizer, and the host's tokenizer (board diff and board identify)."""
     d.add_argument("--name", help=argparse.SUPPRESS)
-    d.add_argument("--known-hosts", action="append", help="another known_hosts file to trust (repeatable)")
-    d.add_argument("--app-known-hosts", help="the app's own known_hosts file (accepted keys go there)")
-    d.add_argument("--accept-host-key", metavar="SHA256:...", help="trust an unknown host key with this fingerprint")
-    d.add_argument("--remote-tokenizer", required=True, help="the tokenizer file on the board (vocab.bin, ...)")
+    d.add_argument("--known-hosts", action="append", help=_("another known_hosts file to trust (repeatable)"))
+    d.add_argument("--app-known-hosts", help=_("the app's own known_hosts file (accepted keys go there)"))
+    d.add_argument("--accept-host-key", metavar="SHA256:...", help=_("trust an unknown host key with this fingerprint"))
+    d.add_argument("--remote-tokenizer", required=True, help=_("the tokenizer file on the board (vocab.bin, ...)"))
     mode = d.add_mutually_exclusive_group()
-    mode.add_argument("--deploy", action="store_true", help="build and run our engine on the board (default)")
+    mode.add_argument("--deploy", action="store_true", help=_("build and run our engine on the board (default)"))
     mode.add_argument("--command", dest="board_cmd",
-                      help="the board's own tokenizer command: {tokenizer}, {input} (a file of texts, one per line; "
-                           "without it the texts go to stdin)")
+                      help=_("the board's own tokenizer command: {tokenizer}, {input} (a file of texts, one per line; "
+                           "without it the texts go to stdin)"))
     mode.add_argument("--llama-tokenize", metavar="BINARY",
-                      help="the board runs llama.cpp: its llama-tokenize binary, with --remote-tokenizer the GGUF")
+                      help=_("the board runs llama.cpp: its llama-tokenize binary, with --remote-tokenizer the GGUF"))
     mode.add_argument("--llama-server", metavar="PORT", type=int,
-                      help="the board runs llama.cpp's llama-server on its 127.0.0.1:PORT: /tokenize through the "
-                           "SSH connection (a forwarded channel; no port is opened)")
+                      help=_("the board runs llama.cpp's llama-server on its 127.0.0.1:PORT: /tokenize through the "
+                           "SSH connection (a forwarded channel; no port is opened)"))
     d.add_argument("--gguf", metavar="FILE",
-                   help="llama.cpp board and a host tokenizer of another format: the model's GGUF on the host, "
-                        "llama.cpp's recipe (identify's candidate llama.cpp; the diff's llamacpp-recipe rule)")
+                   help=_("llama.cpp board and a host tokenizer of another format: the model's GGUF on the host, "
+                        "llama.cpp's recipe (identify's candidate llama.cpp; the diff's llamacpp-recipe rule)"))
     d.add_argument("--no-parse-special", action="store_true",
-                   help="llama.cpp: special tokens in the text are read as text (its --no-parse-special)")
-    d.add_argument("--encoder", choices=ENCODERS, default="bpe", help="the deployed engine's encoder")
-    d.add_argument("--parse", choices=("jsonl", "ints", "regex"), default="jsonl", help="--command's output")
-    d.add_argument("--regex", help="--parse regex: a pattern with one group, the id")
+                   help=_("llama.cpp: special tokens in the text are read as text (its --no-parse-special)"))
+    d.add_argument("--encoder", choices=ENCODERS, default="bpe", help=_("the deployed engine's encoder"))
+    d.add_argument("--parse", choices=("jsonl", "ints", "regex"), default="jsonl", help=_("--command's output"))
+    d.add_argument("--regex", help=_("--parse regex: a pattern with one group, the id"))
     d.add_argument("--input", choices=("lines", "jsonl", "per-text"), default="lines",
-                   help="--command: how texts travel: one per line (a text with a line break goes by itself), "
-                        "one JSON string per line, or one exec per text")
-    d.add_argument("--tokenizer", "-t", help="the host's tokenizer (default: the embedded Qwen3)")
-    d.add_argument("--merges", help="merges.txt for a host vocab.json")
-    d.add_argument("--preset", choices=PRESETS, help="split pattern for a host .tiktoken / vocab.json / vocab.bin")
+                   help=_("--command: how texts travel: one per line (a text with a line break goes by itself), "
+                        "one JSON string per line, or one exec per text"))
+    d.add_argument("--tokenizer", "-t", help=_("the host's tokenizer (default: the embedded Qwen3)"))
+    d.add_argument("--merges", help=_("merges.txt for a host vocab.json"))
+    d.add_argument("--preset", choices=PRESETS, help=_("split pattern for a host .tiktoken / vocab.json / vocab.bin"))

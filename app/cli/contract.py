@@ -20,6 +20,8 @@ from ..contract.freeze import freeze
 from ..contract.samples import user_samples
 from ..contract.verify import Report, verify
 from ..core.tokenizer import ENCODERS, PRESETS, TokenizerError
+from .errors import said
+from .i18n import _, message
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
@@ -35,29 +37,30 @@ def cmd_freeze(args: argparse.Namespace) -> int:
         b = _bundle(args)
         c = freeze(b, extra, args.encoder)
     except (TokenizerError, OSError, ValueError) as exc:
-        print(f"tokinspect contract: {exc}", file=sys.stderr)
+        print(f"tokinspect contract: {said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     Path(args.output).write_text(schema.dump(c), encoding="utf-8")
     fp = c["fingerprint"]
-    print(f"{len(c['samples'])} samples, {len(c['added_tokens'])} added tokens, fingerprint {fp['sha256']} "
-          f"({fp['probes']} probes) -> {args.output}")
+    print(_("{samples} samples, {added} added tokens, fingerprint {sha256} ({probes} probes) -> {path}").format(
+        samples=len(c["samples"]), added=len(c["added_tokens"]), sha256=fp["sha256"], probes=fp["probes"],
+        path=args.output))
     for n in b.notes:
-        print(f"note: {n}")
+        print(_("note: {note}").format(note=message(n)))
     return EXIT_OK
 
 
 def print_report(rep: Report, first: int) -> None:
     if rep.ok:
-        print(f"contract holds: {len(rep.samples)} samples, every layer unchanged")
+        print(_("contract holds: {n} samples, every layer unchanged").format(n=len(rep.samples)))
     for layer in rep.layers:
         found = rep.by_layer(layer)
-        print(f"{layer} changed ({len(found)}):")
+        print(_("{layer} changed ({n}):").format(layer=message(layer), n=len(found)))
         for f in found[:first]:
-            print(f"  {f.what}")
+            print(f"  {message(f.what)}")
         if len(found) > first:
-            print(f"  ... {len(found) - first} more")
+            print(_("  ... {n} more").format(n=len(found) - first))
     for n in rep.notes:
-        print(f"note: {n}")
+        print(_("note: {note}").format(note=message(n)))
 
 
 def _verify_board(args: argparse.Namespace, contract: dict[str, object], b: Bundle, rep: Report) -> None:
@@ -67,7 +70,7 @@ def _verify_board(args: argparse.Namespace, contract: dict[str, object], b: Bund
     from .board import connect, profile_from_args
 
     if not args.remote_tokenizer:
-        raise BoardError("--board needs --remote-tokenizer PATH (the tokenizer file on the board)")
+        raise BoardError(_("--board needs --remote-tokenizer PATH (the tokenizer file on the board)"))
     conn_args = argparse.Namespace(**vars(args), profile=args.board, host=None, name=None, port=None, user=None,
                                    key=None, compiler=None, run_prefix=None, deploy_root=None,
                                    connect_timeout=None, command_timeout=None, no_agent=False)
@@ -85,7 +88,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if args.board:
             _verify_board(args, contract, b, rep)
     except (schema.ContractError, TokenizerError, OSError, ValueError, BoardError) as exc:
-        print(f"tokinspect contract: {exc}", file=sys.stderr)
+        print(f"tokinspect contract: {said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         print(json.dumps(rep.as_json(args.first), ensure_ascii=False))
@@ -95,32 +98,33 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _load_opts(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("tokenizer", nargs="?", help="tokenizer file (default: the embedded Qwen3)")
-    sp.add_argument("--config", help="tokenizer_config.json (default: the one beside the tokenizer, if any)")
-    sp.add_argument("--model-config", help="the model's config.json (its vocab_size: the embedding rows)")
-    sp.add_argument("--merges", help="merges.txt for a vocab.json")
-    sp.add_argument("--preset", choices=PRESETS, help="split pattern for .tiktoken / vocab.json / vocab.bin files")
-    sp.add_argument("--encoder", choices=ENCODERS, default="bpe", help="the encoder whose ids the contract holds")
+    sp.add_argument("tokenizer", nargs="?", help=_("tokenizer file (default: the embedded Qwen3)"))
+    sp.add_argument("--config", help=_("tokenizer_config.json (default: the one beside the tokenizer, if any)"))
+    sp.add_argument("--model-config", help=_("the model's config.json (its vocab_size: the embedding rows)"))
+    sp.add_argument("--merges", help=_("merges.txt for a vocab.json"))
+    sp.add_argument("--preset", choices=PRESETS, help=_("split pattern for .tiktoken / vocab.json / vocab.bin files"))
+    sp.add_argument("--encoder", choices=ENCODERS, default="bpe", help=_("the encoder whose ids the contract holds"))
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    c = sub.add_parser("contract", help="freeze a tokenizer as a contract, verify a tokenizer against one")
+    c = sub.add_parser("contract", help=_("freeze a tokenizer as a contract, verify a tokenizer against one"))
     cs = c.add_subparsers(dest="contract_command", required=True)
-    f = cs.add_parser("freeze", help="write contract.json: hashes, pipeline, sizes, specials, golden samples")
+    f = cs.add_parser("freeze", help=_("write contract.json: hashes, pipeline, sizes, specials, golden samples"))
     _load_opts(f)
-    f.add_argument("--samples", help="more samples: one JSON string per line")
-    f.add_argument("-o", "--output", required=True, help="the contract.json to write")
+    f.add_argument("--samples", help=_("more samples: one JSON string per line"))
+    f.add_argument("-o", "--output", required=True, help=_("the contract.json to write"))
     f.set_defaults(func=cmd_freeze)
-    v = cs.add_parser("verify", help="check a tokenizer against contract.json; report by layer")
-    v.add_argument("contract", help="the contract.json to verify against")
+    v = cs.add_parser("verify", help=_("check a tokenizer against contract.json; report by layer"))
+    v.add_argument("contract", help=_("the contract.json to verify against"))
     _load_opts(v)
     v.add_argument("--json", action="store_true", help='{"ok": bool, "layers": [...], "findings": {...}}')
-    v.add_argument("--first", type=int, default=5, help="findings shown per layer")
-    v.add_argument("--board", metavar="PROFILE", help="also encode the samples on this board profile")
-    v.add_argument("--profiles", help="the profile file (default: the app's)")
-    v.add_argument("--remote-tokenizer", help="--board: the tokenizer file on the board")
-    v.add_argument("--known-hosts", action="append", help="--board: another known_hosts file to trust")
-    v.add_argument("--app-known-hosts", help="--board: the app's own known_hosts file")
-    v.add_argument("--accept-host-key", metavar="SHA256:...", help="--board: trust an unknown host key")
-    v.add_argument("--board-encoder", choices=ENCODERS, default="bpe", help="--board: the deployed tokcore's encoder")
+    v.add_argument("--first", type=int, default=5, help=_("findings shown per layer"))
+    v.add_argument("--board", metavar="PROFILE", help=_("also encode the samples on this board profile"))
+    v.add_argument("--profiles", help=_("the profile file (default: the app's)"))
+    v.add_argument("--remote-tokenizer", help=_("--board: the tokenizer file on the board"))
+    v.add_argument("--known-hosts", action="append", help=_("--board: another known_hosts file to trust"))
+    v.add_argument("--app-known-hosts", help=_("--board: the app's own known_hosts file"))
+    v.add_argument("--accept-host-key", metavar="SHA256:...", help=_("--board: trust an unknown host key"))
+    v.add_argument("--board-encoder", choices=ENCODERS, default="bpe",
+                   help=_("--board: the deployed tokcore's encoder"))
     v.set_defaults(func=cmd_verify)

@@ -21,6 +21,8 @@ import numpy as np
 
 from ..sampling.sampler import LOGITS_FORMATS, open_logits, sample, sample_counts
 from ..sampling.settings import PRESETS, SamplerSettings
+from .errors import said
+from .i18n import _, message
 
 JSON_DRAWS_LIMIT = 1_000_000   # --json: above this many draws, counts instead of the list
 TEXT_STREAM_FROM = 100_000     # text: from this many draws, streamed (two passes of the engine's RNG)
@@ -38,7 +40,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     try:
         return _sample(args)
     except (ValueError, IndexError) as exc:   # bad settings, a file that does not parse, a step out of range
-        print(f"tokinspect sample: {exc}", file=sys.stderr)
+        print(f"tokinspect sample: {said(exc)}", file=sys.stderr)
         return 2
 
 
@@ -64,9 +66,9 @@ def _sample(args: argparse.Namespace) -> int:
     s = _settings(args)
     n = args.draws
     if n < 0:
-        raise ValueError("--draws must be >= 0")
+        raise ValueError(_("--draws must be >= 0"))
     if args.json_top < 0:
-        raise ValueError("--json-top must be >= 0")
+        raise ValueError(_("--json-top must be >= 0"))
     if args.json:
         if n <= JSON_DRAWS_LIMIT:
             res, d = sample(row, s, n)
@@ -92,22 +94,23 @@ def _sample(args: argparse.Namespace) -> int:
         res, c = sample_counts(row, s, n, chunk=1 << 20)
         before, after = c.rng_before, c.rng_after
     info = PRESETS[res.preset]
-    print(f"{src.label}, step {args.step}; preset {res.preset}{' (greedy)' if res.greedy else ''}"
-          f"{'' if info.reproducible else ' (draw not reproducible)'}")
+    print(_("{source}, step {step}; preset {preset}").format(source=message(src.label), step=args.step,
+                                                          preset=res.preset)
+          + (_(" (greedy)") if res.greedy else "") + ("" if info.reproducible else _(" (draw not reproducible)")))
     for st in res.stages:
-        print(f"{st.name:<12} kept {st.kept:<7} mass {st.kept_mass:.6f}  "
-              f"entropy {st.entropy_bits:.4f} bits  {st.cutoff}")
+        print(_("{stage:<12} kept {kept:<7} mass {mass:.6f}  entropy {entropy:.4f} bits  {cutoff}").format(
+            stage=st.name, kept=st.kept, mass=st.kept_mass, entropy=st.entropy_bits, cutoff=message(st.cutoff)))
         top = np.argsort(-st.probs, kind="stable")[:10]
         for i in top:
             print(f"    id {int(st.ids[i]):<8} p {st.probs[i]:.6f}")
         if st.kept > len(top):
-            print(f"    ... {st.kept - len(top)} more")
-    print(f"rng before: {before}\nrng after:  {after}")
+            print(_("    ... {n} more").format(n=st.kept - len(top)))
+    print(_("rng before: {before}\nrng after:  {after}").format(before=before, after=after))
     if n < TEXT_STREAM_FROM:
-        print("draws:", " ".join(str(int(x)) for x in d.ids))
+        print(_("draws:"), " ".join(str(int(x)) for x in d.ids))
     else:
         out_w = sys.stdout
-        out_w.write("draws:")
+        out_w.write(_("draws:"))
 
         def put(ids: np.ndarray) -> None:
             out_w.write(" " + " ".join(map(str, ids.tolist())))
@@ -115,34 +118,35 @@ def _sample(args: argparse.Namespace) -> int:
         sample_counts(row, s, n, on_chunk=put, chunk=1 << 16)
         out_w.write("\n")
     for note in res.notes:
-        print(f"note: {note}")
+        print(_("note: {note}").format(note=message(note)))
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    sp = sub.add_parser("sample", help="sampler stages and exact draws of an engine preset on a logits file")
-    sp.add_argument("--logits", required=True, help=".npy, raw f32/f16/bf16 or text (one value per line)")
-    sp.add_argument("--format", choices=LOGITS_FORMATS, help="default: detected (npy magic, text, file extension)")
+    sp = sub.add_parser("sample", help=_("sampler stages and exact draws of an engine preset on a logits file"))
+    sp.add_argument("--logits", required=True, help=_(".npy, raw f32/f16/bf16 or text (one value per line)"))
+    sp.add_argument("--format", choices=LOGITS_FORMATS, help=_("default: detected (npy magic, text, file extension)"))
     g = sp.add_mutually_exclusive_group()
-    g.add_argument("--vocab", type=int, help="vocabulary size (raw formats)")
-    g.add_argument("--tokenizer", "-t", help="tokenizer whose vocabulary size to use")
-    sp.add_argument("--step", type=int, default=0, help="row of a 2-D file (default 0)")
+    g.add_argument("--vocab", type=int, help=_("vocabulary size (raw formats)"))
+    g.add_argument("--tokenizer", "-t", help=_("tokenizer whose vocabulary size to use"))
+    sp.add_argument("--step", type=int, default=0, help=_("row of a 2-D file (default 0)"))
     sp.add_argument("--preset", choices=list(PRESETS), required=True,
-                    help="whose sampler: an engine's stage order and rules, or custom")
-    sp.add_argument("--temperature", type=float, default=0.8, help="the temperature stage's value")
-    sp.add_argument("--top-k", type=int, default=40, help="top-k's k")
-    sp.add_argument("--top-p", type=float, default=0.95, help="top-p's probability mass")
-    sp.add_argument("--min-p", type=float, default=0.05, help="min-p's share of the top probability")
-    sp.add_argument("--seed", type=int, default=42, help="the RNG seed of the draws")
+                    help=_("whose sampler: an engine's stage order and rules, or custom"))
+    sp.add_argument("--temperature", type=float, default=0.8, help=_("the temperature stage's value"))
+    sp.add_argument("--top-k", type=int, default=40, help=_("top-k's k"))
+    sp.add_argument("--top-p", type=float, default=0.95, help=_("top-p's probability mass"))
+    sp.add_argument("--min-p", type=float, default=0.05, help=_("min-p's share of the top probability"))
+    sp.add_argument("--seed", type=int, default=42, help=_("the RNG seed of the draws"))
     sp.add_argument("--draws", type=int, default=1,
-                    help="draws in a row from one RNG seeded once; streamed, so any count up to 2^32-1 runs in "
-                    "flat memory; "
-                    f"--json lists them up to {JSON_DRAWS_LIMIT:,}, above that it gives draw_counts "
-                    "({id: count}), draws_first (the first 1,000) and n_draws instead of draws")
-    sp.add_argument("--order", help="custom: stage order, e.g. temperature,top_k,top_p,min_p")
-    sp.add_argument("--semantics", help="custom: per-stage engine rule, e.g. top_p=llama.cpp,min_p=ds4")
-    sp.add_argument("--json", action="store_true", help="stages, final candidates and draws as one JSON object")
+                    help=_("draws in a row from one RNG seeded once; streamed, so any count up to 2^32-1 runs in "
+                           "flat memory; --json lists them up to {limit}, above that it gives draw_counts "
+                           "({{id: count}}), draws_first (the first 1,000) and n_draws instead of draws").format(
+                        limit=f"{JSON_DRAWS_LIMIT:,}"))
+    sp.add_argument("--order", help=_("custom: stage order, e.g. temperature,top_k,top_p,min_p"))
+    sp.add_argument("--semantics", help=_("custom: per-stage engine rule, e.g. top_p=llama.cpp,min_p=ds4"))
+    sp.add_argument("--json", action="store_true", help=_("stages, final candidates and draws as one JSON object"))
     sp.add_argument("--json-top", type=int, default=256,
-                    help="--json: each stage lists its K most probable candidates, most probable first "
-                    "(\"listed\" says how many, \"kept\" how many the stage has); 0 lists all, in the stage's order")
+                    help=_("--json: each stage lists its K most probable candidates, most probable first "
+                           "(\"listed\" says how many, \"kept\" how many the stage has); 0 lists all, in the "
+                           "stage's order"))
     sp.set_defaults(func=cmd_sample)

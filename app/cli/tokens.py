@@ -13,15 +13,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from ..core.encoding import Encoding
 from ..core.tokenizer import ENCODER_HELP, ENCODERS, PRESETS, Tokenizer
 from ..core.trace import KestrelStep
+from .columns import display_width as display_width  # re-exported: the table code and its tests use both
+from .columns import ljust_display, rjust_display
 from .errors import UsageError, terminal_hint
+from .i18n import _, message
 
 
 def _load(args: argparse.Namespace) -> Tokenizer:
@@ -34,7 +36,7 @@ def _warn_compat(tok: Tokenizer) -> None:
     """One stderr line per thing HF tokenizers refuses in the file: it loads
     here, but the runtime would reject it."""
     for n in tok.compat_notes:
-        print(f"warning: {n}", file=sys.stderr)
+        print(_("warning: {note}").format(note=message(n)), file=sys.stderr)
 
 
 def _read_text(args: argparse.Namespace) -> str:
@@ -51,16 +53,6 @@ def _raw(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def display_width(s: str) -> int:
-    """Terminal columns of s: East Asian wide and fullwidth characters take two, combining marks none."""
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
-
-
-def ljust_display(s: str, width: int) -> str:
-    """s padded with spaces to `width` terminal columns (so columns line up after CJK text)."""
-    return s + " " * max(0, width - display_width(s))
-
-
 def parse_ids(raw: str | Sequence[str], vocab_size: int) -> list[int]:
     """ids from arguments or text: integers separated by spaces or commas, or a JSON list
     ("[9707, 11]"); each must be an id of the vocabulary (0..vocab_size-1)."""
@@ -72,9 +64,10 @@ def parse_ids(raw: str | Sequence[str], vocab_size: int) -> list[int]:
             try:
                 items = json.loads(text)
             except ValueError as exc:
-                raise UsageError(f"decode: the input starts with '[' but is not a JSON list of ids ({exc})") from None
+                raise UsageError(_("decode: the input starts with '[' but is not a JSON list of ids ({reason})").format(
+                    reason=exc)) from None
             if not isinstance(items, list):
-                raise UsageError("decode: expected a JSON list of ids")
+                raise UsageError(_("decode: expected a JSON list of ids"))
             words = [str(x) if isinstance(x, int) and not isinstance(x, bool) else repr(x) for x in items]
         else:
             words = text.replace(",", " ").split()
@@ -85,13 +78,14 @@ def parse_ids(raw: str | Sequence[str], vocab_size: int) -> list[int]:
         try:
             i = int(w)
         except ValueError:
-            raise UsageError(f"decode: {w[:40]!r} is not an id (ids are integers)") from None
+            raise UsageError(_("decode: {word!r} is not an id (ids are integers)").format(word=w[:40])) from None
         if not 0 <= i < vocab_size:
             shown = w if len(w) <= 24 else w[:20] + "..."
-            raise UsageError(f"decode: id {shown} is not in the vocabulary (ids 0..{vocab_size - 1})")
+            raise UsageError(_("decode: id {id} is not in the vocabulary (ids 0..{last})").format(
+                id=shown, last=vocab_size - 1))
         ids.append(i)
     if not ids:
-        raise UsageError("decode: no ids given (arguments, or stdin)")
+        raise UsageError(_("decode: no ids given (arguments, or stdin)"))
     return ids
 
 
@@ -104,28 +98,29 @@ def _enc_json(enc: Encoding, full: bool) -> dict[str, object]:
     return out
 
 
-def jsonl_reply(tok: Tokenizer, add_special: bool, encoder: str, line: bytes) -> dict[str, object]:
-    """The reply to one --jsonl request line: {"ids", "offsets"} or {"error": ...}; never raises.
+def _request(line: bytes, add_special: bool) -> tuple[str, bool]:
+    """(text, add_special_tokens) of one --jsonl request line; raises on a bad line."""
+    req = json.loads(line.rstrip(b"\r\n").decode("utf-8", errors="replace"))
+    if isinstance(req, dict):
+        unknown = [k for k in req if k not in ("text", "add_special_tokens")]
+        if unknown:
+            raise ValueError(f"unknown key {unknown[0][:60]!r} (expected text, add_special_tokens)")
+        if "text" not in req:
+            raise ValueError('missing "text"')
+        text, special = req["text"], req.get("add_special_tokens", add_special)
+        if not isinstance(special, bool):
+            raise ValueError('"add_special_tokens" must be true or false')
+    else:
+        text, special = req, add_special
+    if not isinstance(text, str):
+        raise ValueError('expected a JSON string or {"text": ...}')
+    return text, special
 
-    A line that is not UTF-8 is decoded as tokcore does (each ill-formed part one U+FFFD); a line
-    nested too deep for the JSON parser, with a number too long to convert, a text that is not a
-    string, keys that are missing or unknown, or a text the engine refuses gets one error object."""
+
+def _guarded(step: Callable[[], dict[str, object]]) -> dict[str, object]:
+    """A reply, or the error object of what went wrong making it; never raises."""
     try:
-        req = json.loads(line.rstrip(b"\r\n").decode("utf-8", errors="replace"))
-        if isinstance(req, dict):
-            unknown = [k for k in req if k not in ("text", "add_special_tokens")]
-            if unknown:
-                raise ValueError(f"unknown key {unknown[0][:60]!r} (expected text, add_special_tokens)")
-            if "text" not in req:
-                raise ValueError('missing "text"')
-            text, special = req["text"], req.get("add_special_tokens", add_special)
-            if not isinstance(special, bool):
-                raise ValueError('"add_special_tokens" must be true or false')
-        else:
-            text, special = req, add_special
-        if not isinstance(text, str):
-            raise ValueError('expected a JSON string or {"text": ...}')
-        return _enc_json(tok.encode(text, special, encoder), False)
+        return step()
     except RecursionError:
         return {"error": "the JSON is nested too deeply"}
     except MemoryError:
@@ -134,37 +129,100 @@ def jsonl_reply(tok: Tokenizer, add_special: bool, encoder: str, line: bytes) ->
         return {"error": str(exc) or type(exc).__name__}
 
 
-def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: BinaryIO, out: TextIO) -> None:
-    for line in inp:
-        res = jsonl_reply(tok, add_special, encoder, line)
+def jsonl_reply(tok: Tokenizer, add_special: bool, encoder: str, line: bytes,
+                ids_only: bool = False) -> dict[str, object]:
+    """The reply to one --jsonl request line: {"ids", "offsets"} (ids_only: {"ids"}, the engine
+    computing no offsets) or {"error": ...}; never raises.
+
+    A line that is not UTF-8 is decoded as tokcore does (each ill-formed part one U+FFFD); a line
+    nested too deep for the JSON parser, with a number too long to convert, a text that is not a
+    string, keys that are missing or unknown, or a text the engine refuses gets one error object."""
+    def reply() -> dict[str, object]:
+        text, special = _request(line, add_special)
+        if ids_only:
+            return {"ids": tok.encode_ids(text, special, encoder).tolist()}
+        return _enc_json(tok.encode(text, special, encoder), False)
+    return _guarded(reply)
+
+
+def jsonl_replies(tok: Tokenizer, add_special: bool, encoder: str, lines: Sequence[bytes], ids_only: bool,
+                  threads: int) -> list[dict[str, object]]:
+    """The replies to many request lines at once, in order: the good requests go to the engine as one
+    batch per add_special_tokens value, on `threads` threads; a batch the engine refuses (one of its
+    texts) is answered line by line, so each bad line gets its own error and the others their ids."""
+    replies: list[dict[str, object] | None] = [None] * len(lines)
+    groups: dict[bool, list[tuple[int, str]]] = {True: [], False: []}
+    for i, line in enumerate(lines):
         try:
-            text = json.dumps(res, ensure_ascii=False)
-            text.encode("utf-8")
-        except (ValueError, UnicodeError):  # a message quoting a lone surrogate
-            text = json.dumps(res, ensure_ascii=True)
-        out.write(text + "\n")
-        out.flush()
+            text, special = _request(line, add_special)
+        except Exception:  # noqa: BLE001 - a bad line: its error object, as a single line gets it
+            replies[i] = jsonl_reply(tok, add_special, encoder, line, ids_only)
+            continue
+        groups[special].append((i, text))
+    for special, items in groups.items():
+        if not items:
+            continue
+        texts = [t for _i, t in items]
+        try:
+            if ids_only:
+                done = [{"ids": a.tolist()} for a in tok.encode_batch_ids(texts, special, encoder, threads)]
+            else:
+                done = [_enc_json(e, False) for e in tok.encode_batch(texts, special, encoder, threads)]
+        except Exception:  # noqa: BLE001 - the engine refused one text: each line answers for itself
+            done = [jsonl_reply(tok, special, encoder, lines[i], ids_only) for i, _text in items]
+        for (i, _text), r in zip(items, done):
+            replies[i] = r
+    return [r if r is not None else {"error": "no reply"} for r in replies]
+
+
+def _write_reply(res: dict[str, object], out: TextIO) -> None:
+    try:
+        text = json.dumps(res, ensure_ascii=False)
+        text.encode("utf-8")
+    except (ValueError, UnicodeError):  # a message quoting a lone surrogate
+        text = json.dumps(res, ensure_ascii=True)
+    out.write(text + "\n")
+    out.flush()
+
+
+def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: BinaryIO, out: TextIO, ids_only: bool = False,
+           threads: int = 1) -> None:
+    if threads > 1:   # the whole of stdin as one batch, then the replies in order
+        for res in jsonl_replies(tok, add_special, encoder, inp.read().splitlines(keepends=True), ids_only,
+                                 threads):
+            _write_reply(res, out)
+        return
+    for line in inp:
+        _write_reply(jsonl_reply(tok, add_special, encoder, line, ids_only), out)
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
     tok = _load(args)
     _warn_compat(tok)
     special = not args.no_special
+    if args.ids and (args.json or args.table):
+        raise UsageError(_("encode: --ids prints ids alone; it goes with the plain output or --jsonl, not "
+                           "--{option}").format(option="json" if args.json else "table"))
+    if args.threads > 1 and not args.jsonl:
+        raise UsageError(_("encode: --threads needs --jsonl (one text is encoded on one thread)"))
     if args.jsonl:
-        _jsonl(tok, special, args.encoder, sys.stdin.buffer, sys.stdout)
+        _jsonl(tok, special, args.encoder, sys.stdin.buffer, sys.stdout, args.ids, args.threads)
         return 0
     text = _read_text(args)
+    if not (args.json or args.table):   # the ids alone: the engine computes no offsets
+        print(" ".join(str(i) for i in tok.encode_ids(_raw(text), special, args.encoder).tolist()))
+        return 0
     enc = tok.encode(_raw(text), special, args.encoder)
     if args.json:
         print(json.dumps(_enc_json(enc, True), ensure_ascii=False))
     elif args.table:
-        print(f"{'#':>5} {'id':>7}  {'token':<20} {'chars':<12} {'bytes':<12} hex")
+        print(f"{rjust_display(_('#'), 5)} {rjust_display(_('id'), 7)}  {ljust_display(_('token'), 20)} "
+              f"{ljust_display(_('chars'), 12)} {ljust_display(_('bytes'), 12)} {_('hex')}")
         for i, (tid, piece, raw) in enumerate(zip(enc.ids.tolist(), enc.tokens, enc.token_bytes)):
             c, b = enc.offsets[i].tolist(), enc.byte_offsets[i].tolist()
             print(f"{i:>5} {tid:>7}  {ljust_display(repr(piece), 20)} {str(c):<12} {str(b):<12} {raw.hex(' ')}")
-        print(f"{len(enc)} tokens, {len(text)} characters, {len(text.encode('utf-8', 'surrogateescape'))} bytes")
-    else:
-        print(" ".join(str(i) for i in enc.ids.tolist()))
+        print(_("{tokens} tokens, {chars} characters, {bytes} bytes").format(
+            tokens=len(enc), chars=len(text), bytes=len(text.encode("utf-8", "surrogateescape"))))
     return 0
 
 
@@ -173,7 +231,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     if args.ids:
         ids = parse_ids(args.ids, tok.vocab_size)
     else:
-        terminal_hint("ids")
+        terminal_hint(_("ids"))
         ids = parse_ids(sys.stdin.read(), tok.vocab_size)
     sys.stdout.write(tok.decode(ids, skip_special_tokens=args.skip_special))
     if sys.stdout.isatty():
@@ -187,23 +245,25 @@ def cmd_trace(args: argparse.Namespace) -> int:
     tr = tok.trace(_raw(_read_text(args)), not args.no_special, args.encoder)
     name = tok.id_to_token
     if tr.normalized_changed:
-        print(f"normalized: {tr.normalized_text!r}")
+        print(_("normalized: {text!r}").format(text=tr.normalized_text))
     for st in tr.kestrel_steps:
         print(kestrel_step_line(tok, st))
     for g in tr.greedy_steps:
-        took = f"{name(g.chosen)}({g.chosen})" if g.chosen is not None else "nothing: one unit dropped"
+        took = f"{name(g.chosen)}({g.chosen})" if g.chosen is not None else _("nothing: one unit dropped")
         cands = " ".join(f"{name(c)}({c})" for c in g.candidates)
-        print(f"at byte {g.pos}: {took}   [prefixes: {cands}]")
+        print(_("at byte {pos}: {took}   [prefixes: {candidates}]").format(pos=g.pos, took=took, candidates=cands))
     for ch in tr.chunks:
         a, b = ch.norm_span
         text = tr.normalized[a:b].decode("utf-8", errors="replace")
         if ch.added_id is not None:
-            print(f"added token {text!r} -> {ch.added_id}")
+            print(_("added token {text!r} -> {id}").format(text=text, id=ch.added_id))
             continue
-        print(f"chunk {(' ' if ch.prefix_space else '') + text!r} at bytes {ch.orig_span}")
+        print(_("chunk {text!r} at bytes {span}").format(text=(" " if ch.prefix_space else "") + text,
+                                                         span=ch.orig_span))
         for st in ch.steps():
             syms = " ".join(name(s) or "?" for s in st.symbols)
-            print(f"    rank {st.rank:>6}: {name(st.left)!s} + {name(st.right)!s} -> {name(st.new_id)}   [{syms}]")
+            print(_("    rank {rank:>6}: {left!s} + {right!s} -> {new}   [{symbols}]").format(
+                rank=st.rank, left=name(st.left), right=name(st.right), new=name(st.new_id), symbols=syms))
         print("    = " + " ".join(f"{name(t)}({t})" for t in ch.final()))
     return 0
 
@@ -211,21 +271,23 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def kestrel_step_line(tok: Tokenizer, st: KestrelStep) -> str:
     """One step of a kestrel encoder as a line: where, the spaces skipped, the Ġ retry, the rule, the token."""
     name = tok.id_to_token
-    parts = [f"at byte {st.at}"]
+    parts = [_("at byte {at}").format(at=st.at)]
     if st.spaces:
-        parts.append(f"skipped {st.spaces} space(s)")
-    retry = {"taken": "Ġ retry taken", "only-space": "Ġ retry: no entry longer than Ġ (the space is lost)",
-             "guarded": f"Ġ retry {name(st.retry_id) if st.retry_id is not None else '?'} refused: it runs into "
-                        "the next special", "none": ""}[st.retry]
+        parts.append(_("skipped {n} space(s)").format(n=st.spaces))
+    retry = {"taken": _("Ġ retry taken"), "only-space": _("Ġ retry: no entry longer than Ġ (the space is lost)"),
+             "guarded": _("Ġ retry {token} refused: it runs into the next special").format(
+                 token=name(st.retry_id) if st.retry_id is not None else "?"), "none": ""}[st.retry]
     if retry:
         parts.append(retry)
     if st.limit < st.unguarded:
-        parts.append(f"limit {st.limit} byte(s) before a special (longest entry: {st.unguarded})")
-    what = {"match": "longest entry", "space-retry": "Ġ + word", "special": "special first",
-            "newline": "newline fallback", "byte": "single byte", "unk": "no entry: id 0",
-            "trailing": "trailing spaces dropped", "nul": f"NUL: {st.consumed} byte(s) after it never read"}[st.rule]
+        parts.append(_("limit {limit} byte(s) before a special (longest entry: {longest})").format(
+            limit=st.limit, longest=st.unguarded))
+    what = {"match": _("longest entry"), "space-retry": _("Ġ + word"), "special": _("special first"),
+            "newline": _("newline fallback"), "byte": _("single byte"), "unk": _("no entry: id 0"),
+            "trailing": _("trailing spaces dropped"),
+            "nul": _("NUL: {n} byte(s) after it never read").format(n=st.consumed)}[st.rule]
     tok_s = f" -> {name(st.id)}({st.id})" if st.id is not None else ""
-    return "; ".join(parts) + f": {what}{tok_s}"
+    return _("; ").join(parts) + _(": {rule}{token}").format(rule=what, token=tok_s)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -240,9 +302,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         other = Tokenizer.from_file(args.against)
         gguf, hf = (tok, other) if tok.format == "gguf" else (other, tok)
         if gguf.format != "gguf" or hf.format == "gguf":
-            raise UsageError("info --against compares a GGUF with a tokenizer file of another kind "
-                             f"(here: {tok.format} and {other.format})")
-        texts = [*probes(), *(t for _, t in GOLDEN)]
+            raise UsageError(_("info --against compares a GGUF with a tokenizer file of another kind "
+                               "(here: {a} and {b})").format(a=tok.format, b=other.format))
+        texts = [*probes(), *(t for _name, t in GOLDEN)]
         if args.texts:
             texts += [ln for ln in Path(args.texts).read_text(encoding="utf-8").splitlines() if ln.strip()]
         info["llama_cpp_vs"] = {"gguf": str(gguf.path), "other": str(hf.path),
@@ -251,43 +313,60 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive_int(value: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not an integer").format(value=value)) from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(_("{n} is not a positive integer").format(n=n))
+    return n
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--tokenizer", "-t", help="tokenizer.json, vocab.json or .tiktoken (default: Qwen3)")
-        sp.add_argument("--merges", help="merges.txt for a vocab.json")
-        sp.add_argument("--preset", choices=PRESETS, help="split pattern for .tiktoken / vocab.json files")
-        sp.add_argument("--config", help="tokenizer_config.json whose added tokens to add")
+        sp.add_argument("--tokenizer", "-t", help=_("tokenizer.json, vocab.json or .tiktoken (default: Qwen3)"))
+        sp.add_argument("--merges", help=_("merges.txt for a vocab.json"))
+        sp.add_argument("--preset", choices=PRESETS, help=_("split pattern for .tiktoken / vocab.json files"))
+        sp.add_argument("--config", help=_("tokenizer_config.json whose added tokens to add"))
 
-    e = sub.add_parser("encode", help="text -> ids")
+    e = sub.add_parser("encode", help=_("text -> ids"))
     common(e)
-    e.add_argument("text", nargs="?", help="text (default: stdin)")
+    e.add_argument("text", nargs="?", help=_("text (default: stdin)"))
     g = e.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true", help="ids, tokens, offsets as one JSON object")
-    g.add_argument("--jsonl", action="store_true", help="one JSON string per stdin line -> one object per line")
-    g.add_argument("--table", action="store_true", help="one row per token")
-    e.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
+    g.add_argument("--json", action="store_true", help=_("ids, tokens, offsets as one JSON object"))
+    g.add_argument("--jsonl", action="store_true", help=_("one JSON string per stdin line -> one object per line"))
+    g.add_argument("--table", action="store_true", help=_("one row per token"))
+    e.add_argument("--no-special", action="store_true", help=_("add_special_tokens=False"))
     e.add_argument("--encoder", choices=ENCODERS, default="bpe",
-                   help="; ".join(f"{k}: {v}" for k, v in ENCODER_HELP.items()))
+                   help="; ".join(f"{k}: {message(v)}" for k, v in ENCODER_HELP.items()))
+    e.add_argument("--ids", action="store_true",
+                   help=_("ids only, no offsets computed: the plain output (which is ids already), or --jsonl "
+                          'replies {"ids": [...]} without "offsets"'))
+    e.add_argument("--threads", type=positive_int, default=1, metavar="N",
+                   help=_("--jsonl: read all of stdin, encode it as one batch on N threads, then reply in order; "
+                          "1 answers each line as it comes"))
     e.set_defaults(func=cmd_encode)
 
-    d = sub.add_parser("decode", help="ids -> text")
+    d = sub.add_parser("decode", help=_("ids -> text"))
     common(d)
-    d.add_argument("ids", nargs="*", help="ids (default: stdin)")
-    d.add_argument("--skip-special", action="store_true", help="leave special tokens out of the text")
+    d.add_argument("ids", nargs="*", help=_("ids (default: stdin)"))
+    d.add_argument("--skip-special", action="store_true", help=_("leave special tokens out of the text"))
     d.set_defaults(func=cmd_decode)
 
-    t = sub.add_parser("trace", help="chunks and merge steps")
+    t = sub.add_parser("trace", help=_("chunks and merge steps"))
     common(t)
-    t.add_argument("text", nargs="?", help="text (default: stdin)")
-    t.add_argument("--no-special", action="store_true", help="add_special_tokens=False")
-    t.add_argument("--encoder", choices=ENCODERS, default="bpe", help="whose steps to show (see encode --help)")
+    t.add_argument("text", nargs="?", help=_("text (default: stdin)"))
+    t.add_argument("--no-special", action="store_true", help=_("add_special_tokens=False"))
+    t.add_argument("--encoder", choices=ENCODERS, default="bpe", help=_("whose steps to show (see encode --help)"))
     t.set_defaults(func=cmd_trace)
 
-    i = sub.add_parser("info", help="components, vocab size, specials, sha256")
+    i = sub.add_parser("info", help=_("components, vocab size, specials, sha256"))
     common(i)
-    i.add_argument("path", nargs="?", help="tokenizer file (same as --tokenizer)")
+    i.add_argument("path", nargs="?", help=_("tokenizer file (same as --tokenizer)"))
     i.add_argument("--against", metavar="FILE",
-                   help="with a GGUF: the model's own tokenizer.json (or the other way round): where llama.cpp's "
-                   "recipe differs from it, aspect by aspect and on probe texts (llama_cpp_vs in the output)")
-    i.add_argument("--texts", metavar="FILE", help="--against: more texts to compare on, one per line (UTF-8)")
+                   help=_("with a GGUF: the model's own tokenizer.json (or the other way round): where llama.cpp's "
+                          "recipe differs from it, aspect by aspect and on probe texts (llama_cpp_vs in the output)"))
+    i.add_argument("--texts", metavar="FILE", help=_("--against: more texts to compare on, one per line (UTF-8)"))
     i.set_defaults(func=cmd_info)

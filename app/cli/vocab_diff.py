@@ -19,6 +19,8 @@ from ..analysis.vocab_diff import DTYPES, CorpusShift, Cost, VocabDiff, VocabTab
 from ..core.pieces import visible
 from ..core.tokenizer import PRESETS, Tokenizer, TokenizerError
 from ..formats.rank_file import read_ranks
+from .errors import said
+from .i18n import _
 
 
 def _piece(b: bytes) -> str:
@@ -61,30 +63,35 @@ def _json(d: VocabDiff, cost: Cost | None, shift: CorpusShift | None, limit: int
 
 def _print(d: VocabDiff, cost: Cost | None, shift: CorpusShift | None, limit: int, top: int) -> None:
     n = limit or 10**9
-    print(f"OLD: {d.old} ({d.old_size:,} ids)   NEW: {d.new} ({d.new_size:,} ids)")
-    print(f"BLOCKERS: {len(d.changed):,} ids whose piece changed meaning")
+    print(_("OLD: {old} ({old_size:,} ids)   NEW: {new} ({new_size:,} ids)").format(
+        old=d.old, old_size=d.old_size, new=d.new, new_size=d.new_size))
+    print(_("BLOCKERS: {n:,} ids whose piece changed meaning").format(n=len(d.changed)))
     for i, a, b in d.changed[:n]:
-        print(f"  id {i}: was {_piece(a)!r}, now {_piece(b)!r}")
-    print(f"special ids moved: {len(d.specials_moved)}")
+        print(_("  id {id}: was {old!r}, now {new!r}").format(id=i, old=_piece(a), new=_piece(b)))
+    print(_("special ids moved: {n}").format(n=len(d.specials_moved)))
     for c, i, j in d.specials_moved[:n]:
-        print(f"  {c!r}: {i} -> {'gone' if j is None else j}")
-    print(f"pieces kept with their id: {len(d.kept):,}")
-    print(f"pieces moved to another id: {len(d.moved):,}")
+        print(f"  {c!r}: {i} -> {_('gone') if j is None else j}")
+    print(_("pieces kept with their id: {n:,}").format(n=len(d.kept)))
+    print(_("pieces moved to another id: {n:,}").format(n=len(d.moved)))
     for i, j, b in d.moved[:min(n, 5)]:
         print(f"  {_piece(b)!r}: {i} -> {j}")
-    print(f"pieces removed: {len(d.removed):,}")
+    print(_("pieces removed: {n:,}").format(n=len(d.removed)))
     for i, b in d.removed[:min(n, 5)]:
         print(f"  id {i}: {_piece(b)!r}")
     span = f" ({d.appended[0][0]}..{d.appended[-1][0]})" if d.appended else ""
-    print(f"ids appended: {len(d.appended):,}{span}")
-    print(f"size: {d.old_size:,} -> {d.new_size:,} ({d.new_size - d.old_size:+,})")
+    print(_("ids appended: {n:,}{span}").format(n=len(d.appended), span=span))
+    print(_("size: {old:,} -> {new:,} ({delta:+,})").format(old=d.old_size, new=d.new_size,
+                                                            delta=d.new_size - d.old_size))
     if cost is not None:
-        print(f"rows to add: {cost.rows:,} x {cost.hidden:,} = {cost.rows * cost.hidden:,} parameters per matrix, "
-              f"{'tied: one matrix' if cost.tied else 'untied: embedding and LM head'}: "
-              f"{cost.parameters:,} parameters, {cost.bytes:,} bytes ({cost.mib:,.1f} MiB) in {cost.dtype}")
+        print(_("rows to add: {rows:,} x {hidden:,} = {per:,} parameters per matrix, {tied}: {parameters:,} "
+                "parameters, {bytes:,} bytes ({mib:,.1f} MiB) in {dtype}").format(
+            rows=cost.rows, hidden=cost.hidden, per=cost.rows * cost.hidden,
+            tied=_("tied: one matrix") if cost.tied else _("untied: embedding and LM head"),
+            parameters=cost.parameters, bytes=cost.bytes, mib=cost.mib, dtype=cost.dtype))
     if shift is not None:
-        print(f"corpus: {shift.changed_lines:,} of {shift.lines:,} lines ({100 * shift.share:.1f}%) split differently"
-              + (" although every old id kept its piece" if not d.changed else ""))
+        print(_("corpus: {changed:,} of {lines:,} lines ({share:.1f}%) split differently").format(
+            changed=shift.changed_lines, lines=shift.lines, share=100 * shift.share)
+            + (_(" although every old id kept its piece") if not d.changed else ""))
         for (t, a, b), k in shift.divergence.most_common(top):
             print(f"  {k:>6}  {t!r:<16} {' '.join(map(repr, a))}  ->  {' '.join(map(repr, b))}")
 
@@ -95,7 +102,7 @@ def cmd_vocab_diff(args: argparse.Namespace) -> int:
             old = VocabTable.from_ranks(Path(args.old).name, read_ranks(args.old))
             new = VocabTable.from_ranks(Path(args.new).name, read_ranks(args.new))
             if args.corpus:
-                raise ValueError("--corpus needs the tokenizers themselves, not --ranks-only")
+                raise ValueError(_("--corpus needs the tokenizers themselves, not --ranks-only"))
             tok_old = tok_new = None
         else:
             tok_old = _open(args.old, args.preset, args.config)
@@ -111,7 +118,7 @@ def cmd_vocab_diff(args: argparse.Namespace) -> int:
             lines = (line for f in args.corpus for line in Path(f).read_text(encoding="utf-8").split("\n"))
             shift = corpus_shift(tok_old, tok_new, lines)
     except (TokenizerError, OSError, ValueError) as exc:
-        print(f"tokinspect vocab diff: {exc}", file=sys.stderr)
+        print(f"tokinspect vocab diff: {said(exc)}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(_json(d, cost, shift, args.limit, args.top), ensure_ascii=False))
@@ -121,24 +128,25 @@ def cmd_vocab_diff(args: argparse.Namespace) -> int:
 
 
 def register(vs: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    d = vs.add_parser("diff", help="migration report: kept, changed (blockers), removed, appended, rows to add")
-    d.add_argument("old", help="the old tokenizer file")
-    d.add_argument("new", help="the new tokenizer file")
-    d.add_argument("--preset", choices=PRESETS, help="split pattern for .tiktoken/vocab.bin (both sides)")
-    d.add_argument("--preset-new", choices=PRESETS, help="NEW's preset, when it differs")
-    d.add_argument("--config", help="OLD's tokenizer_config.json (added tokens)")
-    d.add_argument("--config-new", help="NEW's tokenizer_config.json")
-    d.add_argument("--ranks-only", action="store_true", help="compare two .tiktoken files' ranks, nothing added")
-    d.add_argument("--corpus", nargs="+", metavar="FILE", help="text files: lines whose split changes")
-    d.add_argument("--hidden-size", type=int, help="the model's hidden size: rows to add in parameters and bytes")
-    d.add_argument("--dtype", choices=sorted(DTYPES), default="bf16", help="the weights' type (bytes per parameter)")
+    d = vs.add_parser("diff", help=_("migration report: kept, changed (blockers), removed, appended, rows to add"))
+    d.add_argument("old", help=_("the old tokenizer file"))
+    d.add_argument("new", help=_("the new tokenizer file"))
+    d.add_argument("--preset", choices=PRESETS, help=_("split pattern for .tiktoken/vocab.bin (both sides)"))
+    d.add_argument("--preset-new", choices=PRESETS, help=_("NEW's preset, when it differs"))
+    d.add_argument("--config", help=_("OLD's tokenizer_config.json (added tokens)"))
+    d.add_argument("--config-new", help=_("NEW's tokenizer_config.json"))
+    d.add_argument("--ranks-only", action="store_true", help=_("compare two .tiktoken files' ranks, nothing added"))
+    d.add_argument("--corpus", nargs="+", metavar="FILE", help=_("text files: lines whose split changes"))
+    d.add_argument("--hidden-size", type=int, help=_("the model's hidden size: rows to add in parameters and bytes"))
+    d.add_argument("--dtype", choices=sorted(DTYPES), default="bf16",
+                   help=_("the weights' type (bytes per parameter)"))
     t = d.add_mutually_exclusive_group()
     t.add_argument("--tied", dest="tied", action="store_true", default=True,
-                   help="input embedding and LM head share weights (default): one matrix")
-    t.add_argument("--untied", dest="tied", action="store_false", help="two matrices to extend")
-    d.add_argument("--rows", type=int, help="rows the embedding has now (default: OLD's size; e.g. config.json "
-                                            "vocab_size when padded)")
-    d.add_argument("--limit", type=int, default=20, help="rows of each list (0: all)")
-    d.add_argument("--top", type=int, default=10, help="most frequent corpus changes shown")
-    d.add_argument("--json", action="store_true", help="counts and lists as one JSON object")
+                   help=_("input embedding and LM head share weights (default): one matrix"))
+    t.add_argument("--untied", dest="tied", action="store_false", help=_("two matrices to extend"))
+    d.add_argument("--rows", type=int, help=_("rows the embedding has now (default: OLD's size; e.g. config.json "
+                                              "vocab_size when padded)"))
+    d.add_argument("--limit", type=int, default=20, help=_("rows of each list (0: all)"))
+    d.add_argument("--top", type=int, default=10, help=_("most frequent corpus changes shown"))
+    d.add_argument("--json", action="store_true", help=_("counts and lists as one JSON object"))
     d.set_defaults(func=cmd_vocab_diff)

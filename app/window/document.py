@@ -28,7 +28,8 @@ from PySide6.QtCore import (
 from .. import resources
 from ..analysis import export, stats
 from ..analysis.encoded import Analysis
-from ..analysis.text import TRACE_AUTO_LIMIT, analyze
+from ..analysis.incremental import Splice, reanalyze
+from ..analysis.text import TRACE_AUTO_LIMIT
 from ..analysis.text import trace as trace_text
 from ..core.pieces import visible
 from ..core.tokenizer import DEFAULTS, ENCODERS, Tokenizer
@@ -47,7 +48,7 @@ from .trace_rows import (
     row_token_starts,
     step_rows,
 )
-from .workers import Debouncer, Runner
+from .workers import Runner
 
 EMBEDDED_NAMES = frozenset(name for name, _ in DEFAULTS.values())
 
@@ -116,7 +117,10 @@ class Document(QObject):
         self._load.busy.connect(self._on_busy)
         self._loading_path = ""
         self._load.failed.connect(lambda msg: self.loadFailed.emit(self._loading_path, msg))
-        self._debounce = Debouncer(self._start_encode, self)
+        # typing: one encode at a time; edits made while it runs collapse into one that starts when it
+        # lands (re-encoding only the edited region from the analysis it produced)
+        self._encode_pending = False
+        self.splice: Splice | None = None    # the rows the last analysisChanged changed (None: all)
 
     # ---- state ----------------------------------------------------------
     @property
@@ -242,11 +246,13 @@ class Document(QObject):
 
     # ---- requests ---------------------------------------------------------
     def set_text(self, text: str, immediate: bool = False) -> None:
+        """A typed edit (coalesced while an encode runs), or with immediate a new text (it supersedes
+        the running encode)."""
         self.text = text
-        if immediate:
+        if immediate or not self._encode.running:
             self._start_encode()
         else:
-            self._debounce.poke(len(text))
+            self._encode_pending = True
 
     def set_encoder(self, encoder: str) -> None:
         if encoder not in self.encoders_available or encoder == self.encoder:
@@ -287,13 +293,15 @@ class Document(QObject):
         self._trace.submit(work)
 
     def cancel(self) -> None:
+        self._encode_pending = False
         self._encode.cancel()
         self._load.cancel()
         self._trace.cancel()
 
     def flush(self) -> None:
-        """Starts a pending debounced encode now."""
-        self._debounce.flush()
+        """Starts a pending (coalesced) encode now."""
+        if self._encode_pending:
+            self._start_encode()
 
     # ---- lookups the panes use ---------------------------------------------
     def chunk_of_token(self, token: int) -> int:
@@ -326,11 +334,12 @@ class Document(QObject):
         tok = self.tokenizer
         if tok is None:
             return
-        text, encoder, special = self.text, self.encoder, self.add_special_tokens
+        text, encoder, special, base = self.text, self.encoder, self.add_special_tokens, self.analysis
+        self._encode_pending = False
         self._trace.cancel()
         # the trace is a second job (it costs ~2 ms per 1,000 characters): the panes repaint first
-        self._encode.submit(lambda ev, gen: analyze(tok, text, gen, encoder=encoder, add_special_tokens=special,
-                                                    with_trace=False, cancel=ev))
+        self._encode.submit(lambda ev, gen: (reanalyze(tok, base, text, gen, encoder=encoder,
+                                                       add_special_tokens=special, cancel=ev), base))
 
     def _start_load(self, path: str, make: Any) -> None:
         self._loading_path = path
@@ -344,8 +353,12 @@ class Document(QObject):
     def _on_loaded(self, result: tuple[Tokenizer, dict[str, Any]]) -> None:
         self.set_tokenizer(*result)
 
-    def _on_analysis(self, a: Analysis) -> None:
+    def _on_analysis(self, result: tuple[tuple[Analysis, Splice | None], Analysis | None]) -> None:
+        (a, splice), base = result
+        self.splice = splice if base is self.analysis else None
         self.analysis = a
+        if self._encode_pending:
+            self._start_encode()   # the edits typed meanwhile, from this analysis
         self._set_trace(None, [], np.zeros(0, dtype=np.int64))
         sel = self.selection.index
         if sel >= len(a):
@@ -381,6 +394,11 @@ def _shown(b: bytes) -> str:
     return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in s)
 
 
+_TABLE_ROLES = frozenset(int(r) for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                                           Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.UserRole,
+                                           Qt.ItemDataRole.FontRole))
+
+
 class TokenTableModel(QAbstractTableModel):
     """One row per token of the current analysis; cells built when painted."""
 
@@ -391,13 +409,42 @@ class TokenTableModel(QAbstractTableModel):
         self.doc = doc
         self._a: Analysis | None = None
         self._hover = -1
+        self._fixed: Any = None    # the hex column's font (a QFont, made on first use)
         doc.analysisChanged.connect(self._reset)
         doc.selection.hovered.connect(self._on_hover)
 
     def _reset(self) -> None:
-        self.beginResetModel()
-        self._a = self.doc.analysis
-        self.endResetModel()
+        a, sp = self.doc.analysis, self.doc.splice
+        old = self._a
+        whole = sp is None or old is None or a is None or (sp.first == 0 and sp.old_end == len(old)
+                                                           and sp.new_end == len(a))
+        if a is None or sp is None or whole:
+            self.beginResetModel()
+            self._a = a
+            self.endResetModel()
+            return
+        self._splice(a, sp)
+
+    def _splice(self, a: Analysis, sp: Splice) -> None:
+        """Rows [first, old_end) became [first, new_end): rows removed or inserted at the end of that
+        range, then the rows from `first` on changed (their own cells, or their index and offsets,
+        which moved with the edit). The view repaints only what it shows of them."""
+        old_n = len(self._a) if self._a is not None else 0
+        old_data = self._a.data if self._a is not None else b""
+        if sp.new_end > sp.old_end:
+            self.beginInsertRows(_NO_INDEX, sp.old_end, sp.new_end - 1)
+            self._a = a
+            self.endInsertRows()
+        elif sp.new_end < sp.old_end:
+            self.beginRemoveRows(_NO_INDEX, sp.new_end, sp.old_end - 1)
+            self._a = a
+            self.endRemoveRows()
+        else:
+            self._a = a
+        # the rows after the edit keep their tokens but moved (index, offsets): one signal for all
+        last = len(a) - 1 if (len(a) != old_n or len(a.data) != len(old_data)) else sp.new_end - 1
+        if last >= sp.first:
+            self.dataChanged.emit(self.index(sp.first, 0), self.index(last, len(self.COLUMNS) - 1))
 
     def _on_hover(self, i: int) -> None:
         old, self._hover = self._hover, i
@@ -418,7 +465,8 @@ class TokenTableModel(QAbstractTableModel):
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         a = self._a
-        if a is None or not index.isValid():
+        # the view asks ~10 roles per visible cell on every repaint: the ones not answered leave first
+        if a is None or role not in _TABLE_ROLES or not index.isValid():
             return None
         r, c = index.row(), index.column()
         enc = a.encoding
@@ -431,8 +479,10 @@ class TokenTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.UserRole:  # for the delegate/tests: flags
             return {"special": bool(enc.special_mask[r]), "split": bool(a.spans.split[r]), "hover": r == self._hover}
         if role == Qt.ItemDataRole.FontRole and c == 4:
-            from PySide6.QtGui import QFontDatabase
-            return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+            if self._fixed is None:
+                from PySide6.QtGui import QFontDatabase
+                self._fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+            return self._fixed
         return None
 
     def _cell(self, a: Analysis, r: int, c: int) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..analysis.text import Cancelled
 
@@ -187,29 +187,6 @@ class Coalescer(QObject):
     def _on_failed(self, msg: str) -> None:
         self._next()
         self.failed.emit(msg)
-
-
-class Debouncer(QObject):
-    """Calls `fire` once typing pauses: the delay grows with the text length
-    (short texts feel instant; 100k characters wait a little longer)."""
-
-    def __init__(self, fire: Callable[[], Any], parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(fire)
-
-    @staticmethod
-    def delay_for(length: int) -> int:
-        return 0 if length < 5_000 else 15 if length < 50_000 else 30 if length < 500_000 else 150
-
-    def poke(self, length: int) -> None:
-        self._timer.start(self.delay_for(length))
-
-    def flush(self) -> None:
-        if self._timer.isActive():
-            self._timer.stop()
-            self._timer.timeout.emit()
 
 
 def read_text_file(path: Path) -> str:
