@@ -22,6 +22,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 
@@ -366,7 +367,8 @@ class Document(QObject):
             self.selection.index = len(a) - 1
         self.analysisChanged.emit()
         if len(a.text) <= TRACE_AUTO_LIMIT and self.trace_shown:
-            self.request_trace()
+            # after the panes' repaint (posted by the fan-out above): the trace holds the GIL
+            QTimer.singleShot(0, lambda a=a: a is self.analysis and self.trace is None and self.request_trace())
 
     def show_trace(self, on: bool) -> None:
         """Whether the trace pane is on screen: a hidden one is traced when it is shown (a trace holds
