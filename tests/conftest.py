@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
@@ -21,6 +22,15 @@ import pytest
 import refs
 
 pytest_plugins = ["boardfix", "llamacpp_build"]  # the test board (sshd + qemu aarch64); llama.cpp's llama-tokenize
+
+# the load cache (app/core/load_cache.py) of a test run lives in its own directory, removed at the end,
+# never in the user's cache; every tokenizer.json a test loads twice is then read from it the second time
+_TEST_CACHE = tempfile.mkdtemp(prefix="tokinspect-test-load-cache-")
+os.environ.setdefault("TOKINSPECT_CACHE_DIR", _TEST_CACHE)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_TEST_CACHE, ignore_errors=True)
 
 SHARED = refs.SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]

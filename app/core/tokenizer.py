@@ -21,6 +21,7 @@ from .. import _tokcore
 from .defaults import qwen_tiktoken_path
 from .detect import WALK_LIMIT, identify, refusal
 from .encoding import Encoding
+from .load_cache import load_hf
 from .surface import unknown_strings
 from .trace import Trace
 from .vocab_sizes import VocabSizes, vocab_sizes
@@ -111,7 +112,9 @@ class Tokenizer:
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
         try:
-            handle = _tokcore.load(str(p), kind, preset, None if merges is None else str(merges))
+            cached = load_hf(p) if kind == "hf" else None   # the load cache (load_cache.py), else a plain load
+            mpath = None if merges is None else str(merges)
+            handle = cached[0] if cached else _tokcore.load(str(p), kind, preset, mpath)
         except TokenizerError as exc:   # every refusal names the file (the engine's may name only a JSON path)
             msg = str(exc)
             raise TokenizerError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None

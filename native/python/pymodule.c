@@ -89,6 +89,43 @@ static PyObject *mod_load(PyObject *mod, PyObject *args) {
     return wrap(t);
 }
 
+/* load_hf_cached(data, sha256, cache_path) -> (Handle, hit, new_cache): a
+ * tokenizer.json from its bytes, its BPE tables from the cache file at
+ * cache_path when that is valid for this file and engine (a missing,
+ * unreadable or invalid one is a miss). new_cache: the bytes to store after
+ * a miss (None after a hit, or for a model that is not cached). */
+static PyObject *mod_load_hf_cached(PyObject *mod, PyObject *args) {
+    (void)mod;
+    Py_buffer data, key;
+    const char *cache_path = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*z", &data, &key, &cache_path)) return NULL;
+    if (key.len != 32) {
+        PyBuffer_Release(&data); PyBuffer_Release(&key);
+        return PyErr_Format(PyExc_ValueError, "the key is a sha256 digest (32 bytes), not %zd bytes", key.len);
+    }
+    tc_error err = {0};
+    tc_buf fresh = {0};
+    tc_tokenizer *t;
+    int hit = 0;
+    Py_BEGIN_ALLOW_THREADS
+    t = tc_load_hf_json_cached(data.buf, (size_t)data.len, key.buf, cache_path, &hit, &fresh, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&key);
+    if (!t) { tc_buf_free(&fresh); return raise_tc(&err); }
+    PyObject *h = wrap(t);
+    if (!h) { tc_buf_free(&fresh); return NULL; }
+    PyObject *blob = Py_None;
+    Py_INCREF(blob);
+    if (fresh.len) {
+        Py_DECREF(blob);
+        blob = PyBytes_FromStringAndSize((const char *)fresh.data, (Py_ssize_t)fresh.len);
+    }
+    tc_buf_free(&fresh);
+    if (!blob) { Py_DECREF(h); return NULL; }
+    return Py_BuildValue("(NON)", h, hit ? Py_True : Py_False, blob);
+}
+
 /* load_gguf(path, parse_special) -> Handle: only the GGUF's header is read */
 static PyObject *mod_load_gguf(PyObject *mod, PyObject *args) {
     (void)mod;
@@ -1068,6 +1105,8 @@ static PyMethodDef mod_methods[] = {
     {"unicode_script", mod_unicode_script, METH_VARARGS, "unicode_script(cp) -> script name in HF's UnicodeScripts table"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
+    {"load_hf_cached", mod_load_hf_cached, METH_VARARGS,
+     "load_hf_cached(data, sha256, cache_path) -> (Handle, hit, new_cache bytes or None)"},
     {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
     {"identify", mod_identify, METH_VARARGS, "identify(head: bytes) -> (kind, what)"},

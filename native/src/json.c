@@ -111,6 +111,8 @@ typedef struct parser {
     size_t depth;
     bytes tmp;        /* escape decoding, number text */
     tc_error *err;
+    const tc_json_span *skip;  /* values not to read (tc_json_parse_skipping) */
+    size_t nskip;
 } parser;
 
 static int bytes_reserve(bytes *b, size_t extra) {
@@ -794,6 +796,19 @@ value:
     case '{':
     case '[': {
         int is_obj = s[p] == '{';
+        for (size_t k = 0; k < P->nskip; k++) {
+            const tc_json_span *sp = &P->skip[k];
+            if (sp->start != p) continue;
+            if (sp->end <= p + 1 || sp->end > len || s[sp->end - 1] != (is_obj ? '}' : ']'))
+                return fail(P, TC_ERR_FORMAT, p, "the value to skip here does not end with its bracket at byte %u", sp->end);
+            memset(&val, 0, sizeof val);
+            val.offset = (uint32_t)p;
+            val.type = is_obj ? TC_JSON_OBJECT : TC_JSON_ARRAY;
+            if (is_obj) val.u.obj.end = sp->end;
+            else val.u.arr.end = sp->end;
+            p = sp->end;
+            goto have_value;
+        }
         if (P->depth >= TC_JSON_MAX_DEPTH)
             return fail(P, TC_ERR_LIMIT, p, "nesting deeper than %d", TC_JSON_MAX_DEPTH);
         frame *f = &P->frames[P->depth++];
@@ -928,6 +943,7 @@ close: { /* top frame complete; p is after its closing bracket */
         val.type = TC_JSON_OBJECT;
         val.u.obj.members = m;
         val.u.obj.n = (uint32_t)n;
+        val.u.obj.end = (uint32_t)p;
     } else {
         tc_json *it = NULL;
         if (n >= DONATE_MIN && f->base <= n / 4) {
@@ -945,6 +961,7 @@ close: { /* top frame complete; p is after its closing bracket */
         val.type = TC_JSON_ARRAY;
         val.u.arr.items = it;
         val.u.arr.n = (uint32_t)n;
+        val.u.arr.end = (uint32_t)p;
     }
     P->sn = f->base;
     P->depth--;
@@ -964,6 +981,11 @@ void tc_json_free(tc_json_doc *doc) {
 }
 
 tc_json_doc *tc_json_parse(const char *src, size_t len, tc_error *err) {
+    return tc_json_parse_skipping(src, len, NULL, 0, err);
+}
+
+tc_json_doc *tc_json_parse_skipping(const char *src, size_t len, const tc_json_span *skip, size_t nskip,
+                                    tc_error *err) {
     if (err) { err->code = TC_OK; err->msg[0] = 0; }
     if (!src && len) { tc_error_set(err, TC_ERR_ARG, "JSON: NULL input"); return NULL; }
     if (len > UINT32_MAX) {
@@ -975,11 +997,16 @@ tc_json_doc *tc_json_parse(const char *src, size_t len, tc_error *err) {
     P.s = (const unsigned char *)(src ? src : "");
     P.len = len;
     P.err = err;
+    P.skip = skip;
+    P.nskip = skip ? nskip : 0;
     tc_json_doc *doc = TC_JSON_MALLOC(sizeof *doc);
     if (!doc) { nomem(&P); return NULL; }
     memset(doc, 0, sizeof *doc);
     /* the tree is usually ~2x the text; start near that, then double */
-    doc->next_size = len < 2048 ? 4096 : len + len / 2;
+    size_t read_len = len;   /* the bytes that will be read: skipped spans are not */
+    for (size_t k = 0; k < P.nskip; k++)
+        if (skip[k].start < skip[k].end && skip[k].end - skip[k].start <= read_len) read_len -= skip[k].end - skip[k].start;
+    doc->next_size = read_len < 2048 ? 4096 : read_len + read_len / 2;
     P.doc = doc;
     int rc;
     P.frames = TC_JSON_MALLOC(TC_JSON_MAX_DEPTH * sizeof(frame));

@@ -31,8 +31,8 @@ struct tc_json {
     union {
         struct { const char *s; uint32_t len; } str;  /* NUL-terminated, may contain NUL */
         struct { double d; int is_int; int64_t i; } num; /* is_int: integral literal fitting int64 */
-        struct { tc_json *items; uint32_t n; } arr;
-        struct { tc_json_member *members; uint32_t n; } obj;  /* in file order */
+        struct { tc_json *items; uint32_t n; uint32_t end; } arr;  /* end: offset just past ']' */
+        struct { tc_json_member *members; uint32_t n; uint32_t end; } obj;  /* in file order; end: past '}' */
     } u;
 };
 
@@ -55,6 +55,19 @@ typedef struct tc_json_doc tc_json_doc;
  * arrays/objects have n == 0 and a NULL items/members pointer. Inputs over
  * 4 GiB are refused (TC_ERR_LIMIT); src need not be NUL-terminated. */
 tc_json_doc *tc_json_parse(const char *src, size_t len, tc_error *err);
+/* A value not to read: the array or object starting at byte `start` and
+ * ending just before byte `end`. */
+typedef struct tc_json_span { uint32_t start, end; } tc_json_span;
+
+/* tc_json_parse, except that each value that starts at a span's start
+ * (an array or object whose last byte, at end - 1, is its closing bracket)
+ * is not read: it becomes an empty container of its type (n == 0, end set)
+ * and parsing resumes at the span's end. For a document already parsed
+ * whole before (its sha256 known to match): the skipped bytes are not
+ * checked. A span that does not fit (not at a value, not bracketed, past
+ * the input) is an error like any other malformed input. */
+tc_json_doc *tc_json_parse_skipping(const char *src, size_t len, const tc_json_span *skip, size_t nskip,
+                                    tc_error *err);
 const tc_json *tc_json_root(const tc_json_doc *doc);
 void tc_json_free(tc_json_doc *doc);
 

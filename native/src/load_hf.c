@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "json.h"
+#include "load_cache.h"
 #include "pretok.h"
 #include "unigram.h"
 
@@ -30,6 +31,9 @@ typedef struct ld {
     tc_buf notes;      /* compatibility notes: JSON strings joined by commas */
     uint32_t nnotes;   /* notes written to `notes` */
     uint32_t nmore;    /* further places not written (over TC_HF_NOTES_MAX) */
+    tc_hf_cache *cache;  /* the vocabulary and merge tables, read from a load cache (else NULL) */
+    tc_json_span vocab_span, merges_span;   /* where $.model.vocab and .merges are (a BPE model) */
+    int spans;           /* 1: both spans are set */
 } ld;
 
 /* ---- compatibility notes -------------------------------------------------
@@ -801,22 +805,27 @@ static int load_vocab(ld *L, const tc_json *vocab) {
     }
     tc_error e = {0};
     if (tc_vocab_build_index(&m->vocab, &e) != TC_OK) return fail(L, e.code, vocab, "$.model.vocab", "%s", e.msg);
-    /* keys given twice (the JSON reader keeps both members): HF keeps one of
-     * them; a file damaged this way usually fails at its merges, and the
-     * message below then says why */
-    L->ndup = 0; L->dup_id = -1;
-    for (uint32_t id = 0; id < m->vocab.n; id++) {
-        if (!m->vocab.entries[id].present) continue;
-        if (memchr(tc_entry_str(&m->vocab, id), ' ', m->vocab.entries[id].str_len)) {
+    return 0;
+}
+
+/* What may explain a merge that does not parse (only then: one lookup per
+ * entry, ~10 ms for 151k entries, was 10% of every load): tokens with an
+ * ASCII space inside, and keys given twice (the JSON reader keeps both
+ * members; HF keeps one of them). */
+static void vocab_damage(ld *L) {
+    const tc_vocab *v = &L->tok->model.vocab;
+    L->ndup = 0; L->dup_id = -1; L->nspace = 0; L->space_id = -1;
+    for (uint32_t id = 0; id < v->n; id++) {
+        if (!v->entries[id].present) continue;
+        if (memchr(tc_entry_str(v, id), ' ', v->entries[id].str_len)) {
             if (L->space_id < 0) L->space_id = id;
             L->nspace++;
         }
-        if (tc_vocab_find(&m->vocab, tc_entry_str(&m->vocab, id), m->vocab.entries[id].str_len) != (int64_t)id) {
+        if (tc_vocab_find(v, tc_entry_str(v, id), v->entries[id].str_len) != (int64_t)id) {
             if (L->dup_id < 0) L->dup_id = id;
             L->ndup++;
         }
     }
-    return 0;
 }
 
 static int load_merges(ld *L, const tc_json *merges);
@@ -936,6 +945,20 @@ static int load_model(ld *L, const tc_json *v) {
         get_bool(L, v, "ignore_merges", path, 0, &m->ignore_merges)) return L->err->code;
     if (dup_str(L, pre, &m->cont_prefix, &m->cont_prefix_len) || dup_str(L, suf, &m->eow_suffix, &m->eow_suffix_len)) return L->err->code;
 
+    L->vocab_span.start = vocab->offset; L->vocab_span.end = vocab->u.obj.end;
+    L->merges_span.start = merges->offset; L->merges_span.end = merges->u.arr.end;
+    L->spans = 1;
+    if (L->cache) {
+        /* the tables come from the load cache; the parse skipped these two values */
+        if (L->cache->vocab.start != vocab->offset || L->cache->merges.start != merges->offset)
+            return tc_error_set(L->err, TC_ERR_FORMAT, "the load cache does not fit this file");
+        m->vocab = L->cache->vocab_tab;
+        m->merges = L->cache->merges_tab;
+        memset(&L->cache->vocab_tab, 0, sizeof L->cache->vocab_tab);
+        memset(&L->cache->merges_tab, 0, sizeof L->cache->merges_tab);
+        if (unk) m->unk_id = tc_vocab_find(&m->vocab, (const uint8_t *)unk->u.str.s, unk->u.str.len);
+        return 0;
+    }
     {
         int vr = load_vocab(L, vocab);
         if (vr) return vr;
@@ -1022,6 +1045,7 @@ static int load_merges(ld *L, const tc_json *merges) {
             tc_buf_free(&tmp);
             char what[TC_ERRMSG_MAX - 100];
             if (it->type == TC_JSON_STRING) {
+                vocab_damage(L);
                 int k = snprintf(what, sizeof what, "the merge \"%.60s\" does not split into two tokens at one space (HF: \"Merges text file invalid at line %u\")",
                                  it->u.str.s, r + 1);
                 if (L->nspace && k > 0 && (size_t)k < sizeof what) {
@@ -1242,8 +1266,14 @@ static int check_keys(ld *L, const tc_json *root) {
     return 0;
 }
 
-tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
-    tc_json_doc *doc = tc_json_parse((const char *)data, len, err);
+/* The whole load; with cache, the vocabulary and merges come from it and the
+ * parse skips them. spans (may be NULL) receives where they are in the file
+ * ([0] vocab, [1] merges) when the model is BPE, else stays zero. */
+static tc_tokenizer *load_json(const uint8_t *data, size_t len, tc_hf_cache *cache, tc_json_span *spans,
+                               tc_error *err) {
+    tc_json_span skip[2];
+    if (cache) { skip[0] = cache->vocab; skip[1] = cache->merges; }
+    tc_json_doc *doc = tc_json_parse_skipping((const char *)data, len, cache ? skip : NULL, cache ? 2 : 0, err);
     if (!doc) {
         tc_error_prefix(err, "tokenizer.json: ");
         return NULL;
@@ -1251,7 +1281,7 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
     const tc_json *root = tc_json_root(doc);
     tc_tokenizer *tok = tc_tokenizer_new();
     if (!tok) { tc_json_free(doc); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return NULL; }
-    ld L = {tok, err, (const char *)data, len, 0, -1, 0, -1, {0}, 0, 0};
+    ld L = {tok, err, (const char *)data, len, 0, -1, 0, -1, {0}, 0, 0, cache, {0, 0}, {0, 0}, 0};
     int r = 0;
     if (root->type != TC_JSON_OBJECT) { r = fail(&L, TC_ERR_FORMAT, root, "$", "expected an object%s", NULL); goto out; }
     if ((r = check_keys(&L, root))) goto out;
@@ -1269,9 +1299,43 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
     if ((r = load_added(&L, member(root, "added_tokens")))) goto out;
     if ((r = tc_tokenizer_finish(tok, err))) goto out;
     describe(tok, "tokenizer.json", &L);
+    /* a file with compatibility notes is not cached: some of them come from
+     * inside the vocabulary or merges, which a cached load does not read */
+    if (spans && L.spans && tok->model.kind == TC_MODEL_BPE_MERGES && !L.nnotes && !L.nmore) { spans[0] = L.vocab_span; spans[1] = L.merges_span; }
 out:
     tc_buf_free(&L.notes);
     tc_json_free(doc);
     if (r) { tc_free(tok); return NULL; }
+    return tok;
+}
+
+tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err) {
+    return load_json(data, len, NULL, NULL, err);
+}
+
+tc_tokenizer *tc_load_hf_json_with_cache(const uint8_t *data, size_t len, tc_hf_cache *c, tc_error *err) {
+    return load_json(data, len, c, NULL, err);
+}
+
+/* A cache that is not valid for this file and engine, or a file the cached
+ * load refuses, is a miss: the file is loaded whole, exactly as without it. */
+tc_tokenizer *tc_load_hf_json_cached(const uint8_t *data, size_t len, const uint8_t key[32], const char *cache_path,
+                                     int *hit, tc_buf *new_cache, tc_error *err) {
+    *hit = 0;
+    if (cache_path) {
+        tc_hf_cache c;
+        const char *why = NULL;
+        if (tc_cache_read_hf_file(cache_path, key, len, &c, &why) == 0) {
+            tc_error e = {0};
+            tc_tokenizer *tok = tc_load_hf_json_with_cache(data, len, &c, &e);
+            tc_hf_cache_free(&c);
+            if (tok) { *hit = 1; return tok; }
+        }
+    }
+    tc_json_span spans[2] = {{0, 0}, {0, 0}};
+    tc_tokenizer *tok = load_json(data, len, NULL, new_cache ? spans : NULL, err);
+    if (tok && new_cache && spans[0].end && spans[1].end &&
+        tc_cache_write_hf(tok, key, len, spans[0], spans[1], new_cache) != 0)
+        new_cache->len = 0;   /* out of memory: no cache this time, the handle is fine */
     return tok;
 }

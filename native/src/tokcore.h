@@ -61,6 +61,15 @@ int tc_refuse_unsupported(const char *path, tc_format f, tc_error *err);
 int tc_precheck_file(const char *path, size_t max_bytes, tc_error *err);
 
 tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err);
+/* tc_load_hf_json with a load cache of a BPE model's vocabulary and merge
+ * tables (load_cache.h): key is the sha256 of data (the caller's). The
+ * cache file at cache_path (may be NULL; a missing or unreadable file is
+ * a miss) is used only when it is valid for this file and engine;
+ * *hit says whether it was. On a miss with a BPE model, the cache to store
+ * is appended to new_cache (may be NULL). Ids, tokens, offsets and
+ * describe() are the same either way. */
+tc_tokenizer *tc_load_hf_json_cached(const uint8_t *data, size_t len, const uint8_t key[32], const char *cache_path,
+                                     int *hit, tc_buf *new_cache, tc_error *err);
 
 /* GPT-2 style vocab.json + merges.txt (with or without "#version" line),
  * built as HF does for GPT-2: ByteLevel pre-tokenizer (GPT-2 regex), BPE,

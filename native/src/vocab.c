@@ -226,7 +226,8 @@ int tc_pairmap_init(tc_pairmap *m, size_t expected) {
     m->cap = pow2_at_least(expected + expected / 2 + 16);
     m->slots = malloc(m->cap * sizeof *m->slots);
     if (!m->slots) return -1;
-    for (size_t i = 0; i < m->cap; i++) m->slots[i].key = UINT64_MAX;
+    /* empty slots are fully written: the load cache stores the table's bytes */
+    for (size_t i = 0; i < m->cap; i++) { m->slots[i].key = UINT64_MAX; m->slots[i].rank = 0; m->slots[i].new_id = 0; }
     return 0;
 }
 

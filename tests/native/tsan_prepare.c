@@ -4,7 +4,9 @@
  *
  * Each round takes FRESH handles from the small tokenizers of the fuzz
  * harnesses (tiny_tokenizers.h: a Qwen-style tokenizer.json, and the
- * vocab.bin compiled from it, whose bpe merges are recovered on first use),
+ * vocab.bin compiled from it, whose bpe merges are recovered and greedy trie
+ * built on first use, and the tokenizer.json again with its tables read
+ * from the load cache),
  * then THREADS pthreads released together each run tc_prepare +
  * tc_encode_ex for every encoder, in an order of their own, and compare the
  * ids with a single-threaded reference. Exit 0 when all agree, 1 otherwise
@@ -28,6 +30,7 @@
 #include "tokcore.h"
 #include "common.h"
 #include "vocabbin.h"
+#include "load_cache.h"
 #include "tiny_tokenizers.h"
 
 #define THREADS 4
@@ -153,6 +156,22 @@ static tc_tokenizer *load_vbin(const tc_buf *vbin, tc_error *err) {
     return tc_load_vocabbin(vbin->data, vbin->len, TC_PRESET_QWEN2, err);
 }
 
+/* tokenizer.json with its tables from the load cache (load_cache.c): blob
+ * is the cache the first load wrote, for a made-up key. */
+static const uint8_t CACHE_KEY[32] = "tsan_prepare load cache key....";
+
+static tc_tokenizer *load_cached(const tc_buf *blob, tc_error *err) {
+    tc_hf_cache c;
+    const char *why = NULL;
+    if (tc_cache_read_hf(blob->data, blob->len, CACHE_KEY, sizeof TINY_QWEN_JSON - 1, &c, &why) != 0) {
+        tc_error_set(err, TC_ERR_FORMAT, "the load cache is refused: %s", why);
+        return NULL;
+    }
+    tc_tokenizer *tok = tc_load_hf_json_with_cache((const uint8_t *)TINY_QWEN_JSON, sizeof TINY_QWEN_JSON - 1, &c, err);
+    tc_hf_cache_free(&c);
+    return tok;
+}
+
 /* Returns the number of wrong results over all rounds, -1 on a setup failure. */
 static int run(const char *name, loader load, const tc_buf *vbin) {
     tc_error err = {0};
@@ -195,5 +214,13 @@ int main(void) {
     int a = run("tokenizer.json", load_json, &vbin);
     int b = run("vocab.bin", load_vbin, &vbin);
     tc_buf_free(&vbin);
-    return a == 0 && b == 0 ? 0 : 1;
+    tc_buf blob = {0};
+    int hit = 1;
+    src = tc_load_hf_json_cached((const uint8_t *)TINY_QWEN_JSON, sizeof TINY_QWEN_JSON - 1, CACHE_KEY, NULL, &hit,
+                                 &blob, &err);
+    if (!src || hit || !blob.len) { fprintf(stderr, "setup: no load cache written: %s\n", err.msg); return 2; }
+    tc_free(src);
+    int c = run("tokenizer.json (load cache)", load_cached, &blob);
+    tc_buf_free(&blob);
+    return a == 0 && b == 0 && c == 0 ? 0 : 1;
 }

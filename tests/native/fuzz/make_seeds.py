@@ -118,6 +118,21 @@ def unigram_json() -> bytes:
     return json.dumps(cfg, ensure_ascii=False).encode()
 
 
+LOAD_CACHE_KEY = b"tokinspect fuzz load cache key!\0"  # KEY of fuzz_load_cache.c
+
+
+def load_cache_seeds(qwen_b: bytes) -> list[bytes]:
+    """fuzz_load_cache: a seal byte (odd: the harness recomputes the checksum) + the engine's own cache of the
+    tiny Qwen tokenizer (whole, cut, mutated), so mutations start from real tables."""
+    from tokinspect import _tokcore
+
+    _, _, blob = _tokcore.load_hf_cached(qwen_b, LOAD_CACHE_KEY, None)
+    rng = random.Random(23)
+    seeds = [b"\x00" + blob, b"\x01" + blob, b"\x01" + blob[:200], b"\x01" + blob[:len(blob) // 2]]
+    seeds += [b"\x01" + mutate(rng, blob, 2) for _ in range(6)] + [b"\x00" + mutate(rng, blob[:128], 2)]
+    return seeds
+
+
 def write(name: str, seeds: list[bytes]) -> None:
     d = HERE / "corpus" / name
     shutil.rmtree(d, ignore_errors=True)
@@ -202,6 +217,7 @@ def main() -> None:
     seeds = [bytes([0x10 if ln.startswith((b"[", b'{"ids')) else rng.randrange(16)]) + ln for ln in lines]
     write("jsonl", seeds)
 
+    write("load_cache", load_cache_seeds(qwen_b))
     write("detect", detect_seeds())
     write("gguf", gguf_seeds())
 
