@@ -304,6 +304,13 @@ def tokinspect_has_threads() -> bool:
     return "threads" in inspect.signature(Tokenizer.encode_batch).parameters
 
 
+def tokinspect_has_batch_ids() -> bool:
+    """Whether this build has encode_batch_ids (ids only, the engine's threads)."""
+    from tokinspect import Tokenizer
+
+    return callable(getattr(Tokenizer, "encode_batch_ids", None))
+
+
 def tokinspect_load(f: Files) -> object:
     from tokinspect import Tokenizer
 
@@ -485,6 +492,13 @@ def batch_specs(f: Files) -> list[BatchSpec]:
         tok = tokinspect_load(f)
         return BatchRunner(thread_pool(lambda t: tok.encode(t, False), n), encodings_of)  # type: ignore
 
+    def ti_batch_ids(threads: int | None) -> Callable[[int], BatchRunner]:
+        def make(n: int) -> BatchRunner:
+            tok = tokinspect_load(f)
+            k = n if threads is None else threads
+            return BatchRunner(lambda ts: tok.encode_batch_ids(ts, False, threads=k), list_of)  # type: ignore
+        return make
+
     def fastokens(flat: bool) -> Callable[[int], BatchRunner]:
         def make(n: int) -> BatchRunner:
             tok = fastokens_load(f)
@@ -534,6 +548,9 @@ def batch_specs(f: Files) -> list[BatchSpec]:
              BatchSpec("tokinspect", "tokinspect encode_batch(threads=1)" if tokinspect_has_threads()
                        else "tokinspect encode_batch (one thread)", ti_batch(1)),
              BatchSpec("tokinspect", "tokinspect encode over N Python threads", ti_pool),
+             *([BatchSpec("tokinspect", "tokinspect encode_batch_ids(threads=N) (ids only)", ti_batch_ids(None)),
+                BatchSpec("tokinspect", "tokinspect encode_batch_ids(threads=1) (ids only)", ti_batch_ids(1))]
+               if tokinspect_has_batch_ids() else []),
              BatchSpec("hf", f"HF tokenizers {v('tokenizers')} encode_batch_fast", hf(True)),
              BatchSpec("fastokens", f"fastokens {v('fastokens')} encode_batch", fastokens(False)),
              BatchSpec("fastokens", f"fastokens {v('fastokens')} encode_batch_flat", fastokens(True)),
@@ -966,6 +983,11 @@ def main(argv: list[str] | None = None) -> None:
                     tin = next((r for r in brows if r.key == "tokinspect"), None)
                     if ti1 and tin and not (ti1.error or tin.error):
                         print(f"tokinspect N threads / 1 thread (warm): {ti1.warm_s / tin.warm_s:.2f}x")
+                    ids1 = next((r for r in brows if "encode_batch_ids(threads=1)" in r.name), None)
+                    idsn = next((r for r in brows if "encode_batch_ids(threads=N)" in r.name), None)
+                    if ids1 and idsn and not (ids1.error or idsn.error):
+                        print(f"tokinspect encode_batch_ids N threads / 1 thread (warm): "
+                              f"{ids1.warm_s / idsn.warm_s:.2f}x")
             print_summary(model, results)
             if not args.no_worst:
                 run_worst(f, keys, workdir)

@@ -15,6 +15,7 @@ import argparse
 import ast
 import gettext
 import os
+import pty
 import re
 import subprocess
 import sys
@@ -134,6 +135,8 @@ def test_a_sentence_from_elsewhere_keeps_its_values(zh: None) -> None:
     # a frame around a reason: both translated, the path kept as it was
     said = i18n.message("a: b.json: cannot open: No such file or directory")
     assert said.startswith("a: b.json：") and "无法打开" in said and "文件或目录不存在" in said
+    said = i18n.message("HF tokenizers refuses this file: t.json at byte 812: normalizer: unknown type 'X'")
+    assert said == "HF tokenizers 会拒绝加载此文件：t.json 字节 812 处：normalizer: unknown type 'X'", said
     assert i18n.message("a sentence nobody wrote down") == "a sentence nobody wrote down"
     i18n.use("en")
     assert i18n.message("vocab.bin: empty file (0 bytes)") == "vocab.bin: empty file (0 bytes)"
@@ -195,7 +198,8 @@ def test_usage_errors_and_ids_in_chinese(mode: str) -> None:
     for args in (["decode", "151669"], ["decode", "-1"], ["decode", "4294967296", "9707"],
                  ["decode", "99999999999999999999"], ["decode", "12x"], ["encode", "--encoder", "nope", "x"],
                  ["encode", "--bogus"], ["sample"], ["vocab"], ["encode", "--json", "--table", "x"],
-                 ["sample", "--logits", "x", "--preset", "ds4", "--top-k", "many"], ["nonexistent.json"]):
+                 ["sample", "--logits", "x", "--preset", "ds4", "--top-k", "many"], ["nonexistent.json"],
+                 ["board", "diff", "--host", "127.0.0.1", "--port", "1", "--remote-tokenizer", "x", "-"]):
         assert_chinese_line(cli(*pre, *args, env=env), names=("vocab_command", "nonexistent.json"))
     assert_chinese_line(cli(*pre, "compare", env=env, stdin=b""))   # empty input
 
@@ -204,6 +208,27 @@ def test_closed_stdout_in_chinese() -> None:
     r = subprocess.run([sys.executable, "-m", "tokinspect", "--lang", "zh_CN", "info"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, timeout=60, preexec_fn=lambda: os.close(1))
     assert_chinese_line(r)
+
+
+def test_reading_a_terminal_says_so_in_chinese() -> None:
+    master, slave = pty.openpty()
+    try:
+        env = {**{k: v for k, v in os.environ.items() if k not in i18n.ENV}, "LANG": "zh_CN.UTF-8"}
+        p = subprocess.Popen([sys.executable, "-m", "tokinspect", "decode"], stdin=slave, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        os.write(master, b"9707\n\x04")   # a line, then Ctrl-D
+        out, err = p.communicate(timeout=60)
+    finally:
+        os.close(master)
+        os.close(slave)
+    i18n.use("zh_CN")
+    try:
+        want = i18n._("(reading {what} from the terminal: end with Ctrl-D, or pass it as an argument)").format(
+            what=i18n._("ids"))
+    finally:
+        i18n.use("en")
+    assert err.decode().strip() == want and "终端" in want, err.decode()
+    assert p.returncode == 0 and out.decode().startswith("Hello")
 
 
 # ---- (c) every option's help, and argparse's own words ------------------------------------------
@@ -341,3 +366,42 @@ def test_english_is_untouched_without_a_language() -> None:
     for env in ({"LANG": "zh_TW.UTF-8"}, {"LANGUAGE": "fr", "LANG": "en_US.UTF-8"}, {}):
         assert cli("encode", "--help", env=env).stdout == r_c.stdout, env
     assert r_c.stdout.decode().startswith("usage: tokinspect encode")
+
+
+def test_contract_findings_in_chinese(zh: None, capsys: pytest.CaptureFixture[str]) -> None:
+    """verify's findings (made in tokinspect.contract, English) printed in Chinese, their values kept."""
+    from tokinspect.cli.contract import print_report
+    from tokinspect.contract.bundle import open_bundle
+    from tokinspect.contract.freeze import freeze
+    from tokinspect.contract.verify import verify
+
+    bundle = open_bundle(None)
+    c = freeze(bundle)
+    c["pipeline"]["vocab_size"] = 12345                 # a pipeline fact
+    c["added_tokens"][0]["id"] += 1                     # a special's id
+    c["samples"][0]["ids"][0] += 1                      # a sample's first id
+    c["samples"][1]["decode"] = "not what it decodes to"
+    rep = verify(c, bundle)
+    print_report(rep, 5)
+    zh_lines = capsys.readouterr().out.splitlines()
+    i18n.use("en")
+    print_report(rep, 5)
+    en_lines = capsys.readouterr().out.splitlines()
+    assert len(zh_lines) == len(en_lines) and len(zh_lines) >= 8, (zh_lines, en_lines)
+    for z, e in zip(zh_lines, en_lines):
+        assert re.search(r"[\u4e00-\u9fff]", z), (z, e)
+        categories = tuple(s["category"] for s in c["samples"])   # the samples' own labels
+        assert not english_words(z, categories), (english_words(z, categories), z, e)
+        for number in re.findall(r"\d+", e):   # every id, size and position the English line names
+            assert number in z, (number, z, e)
+
+
+def test_a_malformed_tokenizer_json_in_chinese(tmp_path: Path) -> None:
+    """The engine's JSON error: its frame in Chinese, its byte, line, column and JSON path as it said them."""
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [')
+    en = cli("encode", "-t", str(bad), "x").stderr.decode()
+    assert "JSON error at byte" in en and "$.model.merges" in en, en
+    line = assert_chinese_line(cli("--lang", "zh_CN", "encode", "-t", str(bad), "x"), names=(str(bad),))
+    for kept in re.findall(r"\$[\w.\[\]]+|\d+", en.split(str(bad), 1)[1]):
+        assert kept in line, (kept, line)

@@ -17,7 +17,10 @@ mask), on a batch mixing tiny texts and a ~1 MB one.
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -248,3 +251,72 @@ def test_batch_error_is_the_lowest_failing_text(tmp_path: Path) -> None:
                 run(texts, False, "bpe", threads=threads)
             messages.add(str(exc.value))
     assert len(messages) == 1 and "no piece covers" in messages.pop()
+    # the CLI's batch of --jsonl lines: the refused line answers its error, the others their ids
+    from tokinspect.cli.tokens import jsonl_replies, jsonl_reply  # noqa: PLC0415
+    lines = [json.dumps(t).encode() + b"\n" for t in ("ab", "ab c", "abab", "c", "")]
+    for ids_only in (False, True):
+        want = [jsonl_reply(tok, False, "bpe", ln, ids_only) for ln in lines]
+        assert ["error" in r for r in want] == [False, True, False, True, False]
+        assert jsonl_replies(tok, False, "bpe", lines, ids_only, 2) == want
+
+
+# ---- the CLI ----------------------------------------------------------------------------------------
+
+def test_cli_jsonl_batch_equals_line_by_line() -> None:
+    """`encode --jsonl --threads N` (one batch, replies in order) answers every line as the line-by-line
+    stream does, bad lines and a text the engine refuses included; --ids drops only "offsets"."""
+    from tokinspect.cli.tokens import jsonl_replies, jsonl_reply  # noqa: PLC0415
+    tok = Tokenizer.default()
+    texts = random_texts(5, 120, specials_of(tok))
+    lines = [json.dumps(t).encode() + b"\n" for t in texts]
+    lines[7] = b"oops\n"
+    lines[30] = json.dumps({"text": texts[30], "add_special_tokens": False}).encode() + b"\r\n"
+    lines[31] = b'{"text": 5}\n'
+    lines[40] = b"\xff\xfe not utf-8\n"
+    for ids_only in (False, True):
+        want = [jsonl_reply(tok, True, "bpe", ln, ids_only) for ln in lines]
+        assert sum("error" in r for r in want) == 3
+        for threads in (1, 2, 4):
+            assert jsonl_replies(tok, True, "bpe", lines, ids_only, threads) == want, (ids_only, threads)
+    full = [jsonl_reply(tok, True, "bpe", ln) for ln in lines]
+    short = [jsonl_reply(tok, True, "bpe", ln, True) for ln in lines]
+    assert [{k: v for k, v in r.items() if k != "offsets"} for r in full] == short
+
+
+def test_cli_encode_ids_and_threads() -> None:
+    """The command line: plain output and --ids print the full encode's ids; --jsonl --ids --threads 2
+    replies in order; --threads without --jsonl and --ids with --json are usage errors (status 2)."""
+    tok = Tokenizer.default()
+    text = "Hello world, 人人生而自由 <|im_start|> x"
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "tokinspect", "encode", *args], input=stdin,
+                              capture_output=True, text=True, timeout=120)
+    want = " ".join(str(i) for i in tok.encode(text).ids.tolist())
+    assert run(text).stdout.strip() == want and run("--ids", text).stdout.strip() == want
+    lines = [text, "tab\there", "  "]
+    r = run("--jsonl", "--ids", "--threads", "2", stdin="".join(json.dumps(t) + "\n" for t in lines))
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(x) for x in r.stdout.splitlines()] == [{"ids": tok.encode(t).ids.tolist()} for t in lines]
+    for bad in (("--threads", "2", text), ("--ids", "--json", text), ("--threads", "0", "--jsonl")):
+        r = run(*bad)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (bad, r.stderr)
+
+
+def test_template_naming_the_sequence_twice(qwen3_json: Path, tmp_path: Path) -> None:
+    """A TemplateProcessing whose single template names $A twice (HF accepts it and copies the
+    sequence): ids and offsets equal HF's, full and ids-only, on texts long enough that the second copy
+    runs past the room the first needs (the full encode reserved room for one copy and wrote past it)."""
+    hf = tokenizers.Tokenizer.from_file(str(qwen3_json))
+    hf.post_processor = tokenizers.processors.TemplateProcessing(
+        single="<|im_start|> $A <|im_end|> $A", special_tokens=[("<|im_start|>", 151644), ("<|im_end|>", 151645)])
+    p = tmp_path / "twice.json"
+    hf.save(str(p))
+    tok = Tokenizer.from_file(p)
+    texts = [" ".join(random_texts(s, 200)) for s in range(6)] + ["", "Hello world"]
+    for t in texts:
+        want = hf.encode(t)
+        got = tok.encode(t)
+        assert got.ids.tolist() == want.ids and got.offsets.tolist() == [list(o) for o in want.offsets], t[:60]
+        assert tok.encode_ids(t).tolist() == want.ids
+    assert [a.tolist() for a in tok.encode_batch_ids(texts, threads=2)] == [hf.encode(t).ids for t in texts]

@@ -94,7 +94,7 @@ def reproducing(tok: Tokenizer, text: str | bytes, board_ids: Sequence[int],
         out, rest = [], (*EMULATIONS, *HOST_ENCODERS)
     for enc in rest:
         try:
-            if tok.encode(text, False, enc).ids.tolist() == want:
+            if tok.encode_ids(text, False, enc).tolist() == want:   # ids only: no offsets computed
                 out.append(enc)
         except (ValueError, TokenizerError):
             continue

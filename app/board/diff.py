@@ -240,7 +240,7 @@ def _explain_split(tok: Tokenizer, data: bytes, host: Sequence[Piece], board: Se
     want = {"host": [p.id for p in host], "board": [p.id for p in board]}
     for enc in ("bpe", "rank", "greedy"):
         try:
-            ids = tok.encode(data, add_special_tokens=False, encoder=enc).ids.tolist()
+            ids = tok.encode_ids(data, add_special_tokens=False, encoder=enc).tolist()
         except (ValueError, RuntimeError):
             continue
         for side in found:
@@ -320,7 +320,7 @@ def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | Non
     runs = causes.replays(host_tok, text)
     # the GGUF the user named for the board comes first: an emulation that happens to agree on this text
     # does not name a llama.cpp board
-    if recipe is not None and recipe.encode(text, False).ids.tolist() == list(bids):
+    if recipe is not None and recipe.encode_ids(text, False).tolist() == list(bids):
         explained: str | None = causes.LLAMA_CPP
     else:
         explained = causes.explained_by(host_tok, text, bids, runs, prefer)

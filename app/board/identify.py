@@ -81,11 +81,11 @@ def identify(tok: Tokenizer, board_ids: Sequence[Sequence[int] | None],
     order = candidates(tok)
     for name, enc in order:
         try:
-            host[name] = [tok.encode(t, False, enc).ids.tolist() for t in texts]
+            host[name] = [a.tolist() for a in tok.encode_batch_ids(texts, False, enc)]
         except (ValueError, TokenizerError):
             continue   # e.g. no longest-match emulation on a SentencePiece vocabulary
     if recipe is not None and LLAMA_CPP not in host:
-        host = {LLAMA_CPP: [recipe.encode(t, False).ids.tolist() for t in texts], **host}
+        host = {LLAMA_CPP: [a.tolist() for a in recipe.encode_batch_ids(texts, False)], **host}
         order = ((LLAMA_CPP, "bpe"), *order)
     got = [None if b is None else [int(i) for i in b] for b in board_ids]
     agree = {enc: sum(g is not None and g == h for g, h in zip(got, ids)) for enc, ids in host.items()}

@@ -188,7 +188,7 @@ def run_diff(conn: BoardConnection, req: DiffRequest, tok: Tokenizer, *, cancel:
     run.error = batch.error
     say("encoding on the host", n, n)
     t0 = time.perf_counter()
-    host = [tok.encode(t, req.add_special_tokens, req.host_encoder).ids.tolist() for t in req.texts]
+    host = [a.tolist() for a in tok.encode_batch_ids(req.texts, req.add_special_tokens, req.host_encoder)]
     run.host_seconds = time.perf_counter() - t0
     board = [ids if ids is not None else None for ids in batch.ids]
     try:

@@ -54,7 +54,7 @@ def print_report(rep: Report, first: int) -> None:
         print(_("contract holds: {n} samples, every layer unchanged").format(n=len(rep.samples)))
     for layer in rep.layers:
         found = rep.by_layer(layer)
-        print(_("{layer} changed ({n}):").format(layer=layer, n=len(found)))
+        print(_("{layer} changed ({n}):").format(layer=message(layer), n=len(found)))
         for f in found[:first]:
             print(f"  {message(f.what)}")
         if len(found) > first:

@@ -36,6 +36,7 @@ LANGUAGES = ("en", "zh_CN")          # the window's --lang choices too (tokinspe
 SIMPLIFIED = {"zh", "zh_cn", "zh_sg", "zh_hans", "zh_hans_cn", "zh_hans_sg"}
 ENV = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")   # gettext.find's order (CPython Lib/gettext.py)
 MAX_DEPTH = 4                        # message(): how deep a sentence's values are translated in turn
+NESTED = ("reason", "what", "note")  # message(): the values that are sentences themselves; others stay verbatim
 
 _ORIGINAL = (argparse._, argparse.ngettext)   # type: ignore[attr-defined]
 _current = "en"
@@ -187,7 +188,9 @@ _FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::[^{}]*)?\}")
 @cache
 def _patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
     """The catalog's msgctxt "message" entries as (regex of the English sentence, translation),
-    longest literal text first (the most specific pattern wins)."""
+    the most specific first: the longest literal start ("sample {i} ...: {what}" before
+    "{token}: id {was} is now {now}", which would take the whole "sample ..." as its token), then
+    the longest literal text."""
     out = []
     for (ctxt, msgid), strs in catalog("cli", lang).items():
         if ctxt != "message":
@@ -198,17 +201,18 @@ def _patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
             parts.append(f"(?P<{m.group(1)}>.+?)")
             pos = m.end()
         parts.append(re.escape(msgid[pos:]))
-        literal = len(_FIELD.sub("", msgid))
-        out.append((literal, re.compile("".join(parts), re.S), strs[0]))
-    out.sort(key=lambda t: -t[0])
+        first = _FIELD.search(msgid)
+        lead = first.start() if first else len(msgid)
+        out.append(((-lead, -len(_FIELD.sub("", msgid))), re.compile("".join(parts), re.S), strs[0]))
+    out.sort(key=lambda t: t[0])
     return [(rx, tr) for _n, rx, tr in out]
 
 
 def message(text: str, depth: int = 0) -> str:
     """A sentence made outside tokinspect.cli, in the current language: an exact catalog entry, or
-    the first msgctxt "message" pattern it matches, with each value translated in turn (a reason
-    inside a frame) and kept verbatim when it is not a sentence we know (file names, offsets,
-    JSON paths). Unknown sentences stay as they are."""
+    the first msgctxt "message" pattern it matches. Its values named in NESTED ({reason}, {what},
+    {note}: a sentence inside a frame) are translated in turn; every other value (file names,
+    offsets, JSON paths, pieces, ids) is kept verbatim. Unknown sentences stay as they are."""
     if _current == "en" or not text or depth > MAX_DEPTH:
         return text
     exact = catalog("cli", _current).get(("message", text)) or catalog("cli", _current).get(("", text))
@@ -218,7 +222,7 @@ def message(text: str, depth: int = 0) -> str:
         m = rx.fullmatch(text)
         if m is None:
             continue
-        values = {k: message(v, depth + 1) for k, v in m.groupdict().items()}
+        values = {k: message(v, depth + 1) if k in NESTED else v for k, v in m.groupdict().items()}
         return _FIELD.sub(lambda f, vals=values: vals.get(f.group(1), f.group(0)), tr)  # type: ignore[misc]
     return text
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -98,28 +98,29 @@ def _enc_json(enc: Encoding, full: bool) -> dict[str, object]:
     return out
 
 
-def jsonl_reply(tok: Tokenizer, add_special: bool, encoder: str, line: bytes) -> dict[str, object]:
-    """The reply to one --jsonl request line: {"ids", "offsets"} or {"error": ...}; never raises.
+def _request(line: bytes, add_special: bool) -> tuple[str, bool]:
+    """(text, add_special_tokens) of one --jsonl request line; raises on a bad line."""
+    req = json.loads(line.rstrip(b"\r\n").decode("utf-8", errors="replace"))
+    if isinstance(req, dict):
+        unknown = [k for k in req if k not in ("text", "add_special_tokens")]
+        if unknown:
+            raise ValueError(f"unknown key {unknown[0][:60]!r} (expected text, add_special_tokens)")
+        if "text" not in req:
+            raise ValueError('missing "text"')
+        text, special = req["text"], req.get("add_special_tokens", add_special)
+        if not isinstance(special, bool):
+            raise ValueError('"add_special_tokens" must be true or false')
+    else:
+        text, special = req, add_special
+    if not isinstance(text, str):
+        raise ValueError('expected a JSON string or {"text": ...}')
+    return text, special
 
-    A line that is not UTF-8 is decoded as tokcore does (each ill-formed part one U+FFFD); a line
-    nested too deep for the JSON parser, with a number too long to convert, a text that is not a
-    string, keys that are missing or unknown, or a text the engine refuses gets one error object."""
+
+def _guarded(step: Callable[[], dict[str, object]]) -> dict[str, object]:
+    """A reply, or the error object of what went wrong making it; never raises."""
     try:
-        req = json.loads(line.rstrip(b"\r\n").decode("utf-8", errors="replace"))
-        if isinstance(req, dict):
-            unknown = [k for k in req if k not in ("text", "add_special_tokens")]
-            if unknown:
-                raise ValueError(f"unknown key {unknown[0][:60]!r} (expected text, add_special_tokens)")
-            if "text" not in req:
-                raise ValueError('missing "text"')
-            text, special = req["text"], req.get("add_special_tokens", add_special)
-            if not isinstance(special, bool):
-                raise ValueError('"add_special_tokens" must be true or false')
-        else:
-            text, special = req, add_special
-        if not isinstance(text, str):
-            raise ValueError('expected a JSON string or {"text": ...}')
-        return _enc_json(tok.encode(text, special, encoder), False)
+        return step()
     except RecursionError:
         return {"error": "the JSON is nested too deeply"}
     except MemoryError:
@@ -128,26 +129,89 @@ def jsonl_reply(tok: Tokenizer, add_special: bool, encoder: str, line: bytes) ->
         return {"error": str(exc) or type(exc).__name__}
 
 
-def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: BinaryIO, out: TextIO) -> None:
-    for line in inp:
-        res = jsonl_reply(tok, add_special, encoder, line)
+def jsonl_reply(tok: Tokenizer, add_special: bool, encoder: str, line: bytes,
+                ids_only: bool = False) -> dict[str, object]:
+    """The reply to one --jsonl request line: {"ids", "offsets"} (ids_only: {"ids"}, the engine
+    computing no offsets) or {"error": ...}; never raises.
+
+    A line that is not UTF-8 is decoded as tokcore does (each ill-formed part one U+FFFD); a line
+    nested too deep for the JSON parser, with a number too long to convert, a text that is not a
+    string, keys that are missing or unknown, or a text the engine refuses gets one error object."""
+    def reply() -> dict[str, object]:
+        text, special = _request(line, add_special)
+        if ids_only:
+            return {"ids": tok.encode_ids(text, special, encoder).tolist()}
+        return _enc_json(tok.encode(text, special, encoder), False)
+    return _guarded(reply)
+
+
+def jsonl_replies(tok: Tokenizer, add_special: bool, encoder: str, lines: Sequence[bytes], ids_only: bool,
+                  threads: int) -> list[dict[str, object]]:
+    """The replies to many request lines at once, in order: the good requests go to the engine as one
+    batch per add_special_tokens value, on `threads` threads; a batch the engine refuses (one of its
+    texts) is answered line by line, so each bad line gets its own error and the others their ids."""
+    replies: list[dict[str, object] | None] = [None] * len(lines)
+    groups: dict[bool, list[tuple[int, str]]] = {True: [], False: []}
+    for i, line in enumerate(lines):
         try:
-            text = json.dumps(res, ensure_ascii=False)
-            text.encode("utf-8")
-        except (ValueError, UnicodeError):  # a message quoting a lone surrogate
-            text = json.dumps(res, ensure_ascii=True)
-        out.write(text + "\n")
-        out.flush()
+            text, special = _request(line, add_special)
+        except Exception:  # noqa: BLE001 - a bad line: its error object, as a single line gets it
+            replies[i] = jsonl_reply(tok, add_special, encoder, line, ids_only)
+            continue
+        groups[special].append((i, text))
+    for special, items in groups.items():
+        if not items:
+            continue
+        texts = [t for _i, t in items]
+        try:
+            if ids_only:
+                done = [{"ids": a.tolist()} for a in tok.encode_batch_ids(texts, special, encoder, threads)]
+            else:
+                done = [_enc_json(e, False) for e in tok.encode_batch(texts, special, encoder, threads)]
+        except Exception:  # noqa: BLE001 - the engine refused one text: each line answers for itself
+            done = [jsonl_reply(tok, special, encoder, lines[i], ids_only) for i, _text in items]
+        for (i, _text), r in zip(items, done):
+            replies[i] = r
+    return [r if r is not None else {"error": "no reply"} for r in replies]
+
+
+def _write_reply(res: dict[str, object], out: TextIO) -> None:
+    try:
+        text = json.dumps(res, ensure_ascii=False)
+        text.encode("utf-8")
+    except (ValueError, UnicodeError):  # a message quoting a lone surrogate
+        text = json.dumps(res, ensure_ascii=True)
+    out.write(text + "\n")
+    out.flush()
+
+
+def _jsonl(tok: Tokenizer, add_special: bool, encoder: str, inp: BinaryIO, out: TextIO, ids_only: bool = False,
+           threads: int = 1) -> None:
+    if threads > 1:   # the whole of stdin as one batch, then the replies in order
+        for res in jsonl_replies(tok, add_special, encoder, inp.read().splitlines(keepends=True), ids_only,
+                                 threads):
+            _write_reply(res, out)
+        return
+    for line in inp:
+        _write_reply(jsonl_reply(tok, add_special, encoder, line, ids_only), out)
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
     tok = _load(args)
     _warn_compat(tok)
     special = not args.no_special
+    if args.ids and (args.json or args.table):
+        raise UsageError(_("encode: --ids prints ids alone; it goes with the plain output or --jsonl, not "
+                           "--{option}").format(option="json" if args.json else "table"))
+    if args.threads > 1 and not args.jsonl:
+        raise UsageError(_("encode: --threads needs --jsonl (one text is encoded on one thread)"))
     if args.jsonl:
-        _jsonl(tok, special, args.encoder, sys.stdin.buffer, sys.stdout)
+        _jsonl(tok, special, args.encoder, sys.stdin.buffer, sys.stdout, args.ids, args.threads)
         return 0
     text = _read_text(args)
+    if not (args.json or args.table):   # the ids alone: the engine computes no offsets
+        print(" ".join(str(i) for i in tok.encode_ids(_raw(text), special, args.encoder).tolist()))
+        return 0
     enc = tok.encode(_raw(text), special, args.encoder)
     if args.json:
         print(json.dumps(_enc_json(enc, True), ensure_ascii=False))
@@ -159,8 +223,6 @@ def cmd_encode(args: argparse.Namespace) -> int:
             print(f"{i:>5} {tid:>7}  {ljust_display(repr(piece), 20)} {str(c):<12} {str(b):<12} {raw.hex(' ')}")
         print(_("{tokens} tokens, {chars} characters, {bytes} bytes").format(
             tokens=len(enc), chars=len(text), bytes=len(text.encode("utf-8", "surrogateescape"))))
-    else:
-        print(" ".join(str(i) for i in enc.ids.tolist()))
     return 0
 
 
@@ -251,6 +313,17 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive_int(value: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{value!r} is not an integer").format(value=value)) from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(_("{n} is not a positive integer").format(n=n))
+    return n
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--tokenizer", "-t", help=_("tokenizer.json, vocab.json or .tiktoken (default: Qwen3)"))
@@ -268,6 +341,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     e.add_argument("--no-special", action="store_true", help=_("add_special_tokens=False"))
     e.add_argument("--encoder", choices=ENCODERS, default="bpe",
                    help="; ".join(f"{k}: {message(v)}" for k, v in ENCODER_HELP.items()))
+    e.add_argument("--ids", action="store_true",
+                   help=_("ids only, no offsets computed: the plain output (which is ids already), or --jsonl "
+                          'replies {"ids": [...]} without "offsets"'))
+    e.add_argument("--threads", type=positive_int, default=1, metavar="N",
+                   help=_("--jsonl: read all of stdin, encode it as one batch on N threads, then reply in order; "
+                          "1 answers each line as it comes"))
     e.set_defaults(func=cmd_encode)
 
     d = sub.add_parser("decode", help=_("ids -> text"))

@@ -12,7 +12,6 @@ separator 0xFFFFFFFF.
 from __future__ import annotations
 
 import hashlib
-import struct
 
 from ..core.tokenizer import Tokenizer
 from .samples import PROBE_SET, probes
@@ -23,8 +22,7 @@ SEPARATOR = b"\xff\xff\xff\xff"
 def fingerprint(tok: Tokenizer, encoder: str = "bpe") -> dict[str, object]:
     texts = probes()
     h = hashlib.sha256()
-    for enc in tok.encode_batch(texts, add_special_tokens=False, encoder=encoder):
-        ids = [int(i) for i in enc.ids]
-        h.update(struct.pack(f"<{len(ids)}I", *ids))
+    for ids in tok.encode_batch_ids(texts, add_special_tokens=False, encoder=encoder):   # no offsets computed
+        h.update(ids.astype("<u4").tobytes())
         h.update(SEPARATOR)
     return {"probe_set": PROBE_SET, "probes": len(texts), "sha256": h.hexdigest()}

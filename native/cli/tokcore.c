@@ -325,7 +325,9 @@ static int encode_once(const tc_tokenizer *tok, const options *o) {
         fputs("tokcore: cannot read stdin\n", stderr);
         goto done;
     }
-    if (tc_encode_ex(tok, input.data, input.len, !o->no_special, encoder_of(o), &enc, NULL, &err) != TC_OK) {
+    /* the plain output is the ids alone: the engine computes no offsets for it */
+    if (tc_encode_flags(tok, input.data, input.len, !o->no_special, encoder_of(o), o->json ? 0u : TC_ENCODE_IDS_ONLY,
+                        &enc, NULL, &err) != TC_OK) {
         fprintf(stderr, "tokcore: encode: %s\n", err.msg);
         goto done;
     }

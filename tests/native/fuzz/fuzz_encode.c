@@ -2,8 +2,9 @@
  * kestrel-v1/v2) on the tiny tokenizers (tiny.h) with arbitrary input
  * bytes. Byte 0 picks the tokenizer (bits 0-1), the encoder (bits 2-3; 3 is
  * kestrel, bit 6 its version), add_special_tokens (bit 4) and a trace
- * (bit 5). Checks offsets, the trace's spans, and for the
- * lossless tiktoken handle decode(encode(x)) == x. */
+ * (bit 5). Checks offsets, the trace's spans, that the ids-only encode
+ * (TC_ENCODE_IDS_ONLY) gives the same ids, special mask and error, and for
+ * the lossless tiktoken handle decode(encode(x)) == x. */
 #include "tiny.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -23,6 +24,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&tr, 0, sizeof tr);
     tc_error err = {0};
     int r = tc_encode_ex(s->tok[t], text, len, add, (tc_encoder)k, &enc, want_trace ? &tr : NULL, &err);
+    tc_encoding ids;
+    memset(&ids, 0, sizeof ids);
+    tc_error ierr = {0};
+    int ri = tc_encode_flags(s->tok[t], text, len, add, (tc_encoder)k, TC_ENCODE_IDS_ONLY, &ids, NULL, &ierr);
+    FUZZ_CHECK(ri == r);
+    if (r == TC_OK) {
+        FUZZ_CHECK(ids.n == enc.n);
+        FUZZ_CHECK(enc.n == 0 || memcmp(ids.ids, enc.ids, enc.n * sizeof *enc.ids) == 0);
+        FUZZ_CHECK(enc.n == 0 || memcmp(ids.special, enc.special, enc.n) == 0);
+    }
+    tc_encoding_free(&ids);
     if (r == TC_OK) {
         fuzz_check_encoding(&enc, len);
         for (size_t i = 0; i < enc.n; i++) FUZZ_CHECK(enc.ids[i] < tc_vocab_size(s->tok[t]));
