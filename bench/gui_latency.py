@@ -130,7 +130,7 @@ def main() -> int:
             win.text.setTextCursor(c)
             rows, frames = [], []
             for k in range(args.rounds):
-                wait(app, lambda: not doc.busy)
+                wait(app, lambda: not doc.busy and not doc.trace_pending)   # each keystroke from idle
                 app.processEvents()
                 before = doc.analysis
                 t0 = time.perf_counter()

@@ -394,3 +394,14 @@ def test_contract_findings_in_chinese(zh: None, capsys: pytest.CaptureFixture[st
         assert not english_words(z, categories), (english_words(z, categories), z, e)
         for number in re.findall(r"\d+", e):   # every id, size and position the English line names
             assert number in z, (number, z, e)
+
+
+def test_a_malformed_tokenizer_json_in_chinese(tmp_path: Path) -> None:
+    """The engine's JSON error: its frame in Chinese, its byte, line, column and JSON path as it said them."""
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [')
+    en = cli("encode", "-t", str(bad), "x").stderr.decode()
+    assert "JSON error at byte" in en and "$.model.merges" in en, en
+    line = assert_chinese_line(cli("--lang", "zh_CN", "encode", "-t", str(bad), "x"), names=(str(bad),))
+    for kept in re.findall(r"\$[\w.\[\]]+|\d+", en.split(str(bad), 1)[1]):
+        assert kept in line, (kept, line)

@@ -371,3 +371,36 @@ def test_window_repaints_what_a_full_repaint_shows(qtbot, tmp_path: Path) -> Non
         full = shot()
         assert typed == full, f"keystroke {k}: stale pixels after a partial repaint in {_where(win, typed, full)}"
     assert doc.splice is not None
+
+
+def test_hidden_trace_pane_traces_when_shown(qtbot, tmp_path: Path) -> None:
+    """Typing with the Stats side tab (or another main tab) in front traces nothing; the trace pane
+    is traced when it comes back on screen, for the text as it is then."""
+    from PySide6.QtCore import QSettings
+
+    from tokinspect.widgets.main_window import MainWindow
+
+    win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(win)
+    win.show()
+    win.open_default()
+    qtbot.waitUntil(lambda: win.doc.tokenizer is not None, timeout=20_000)
+    doc = win.doc
+    win.set_text("Hello world\nA second line")
+    qtbot.waitUntil(lambda: doc.trace is not None, timeout=20_000)      # on screen: traced
+    win.side.setCurrentWidget(win.stats)
+    assert not doc.trace_shown
+    traced: list[int] = []
+    doc.traceChanged.connect(lambda: traced.append(1) if doc.trace is not None else None)
+    for text in ("Hello world!\nA second line", "Hello world!!\nA second line"):
+        win.set_text(text)
+        qtbot.waitUntil(lambda t=text: doc.analysis is not None and doc.analysis.text == t and not doc.busy,
+                        timeout=20_000)
+    qtbot.wait(200)
+    assert not traced and doc.trace is None and not doc.trace_pending
+    win.tabs.setCurrentIndex(1)
+    win.side.setCurrentWidget(win.trace)      # the side tab in front, but the Inspect tab is not
+    assert not doc.trace_shown and doc.trace is None
+    win.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: doc.trace is not None, timeout=20_000)
+    assert doc.trace.normalized_text == "Hello world!!\nA second line"

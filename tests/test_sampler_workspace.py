@@ -198,3 +198,37 @@ def test_tops_and_light_runs(preset: str) -> None:
 def test_light_needs_top_n() -> None:
     with pytest.raises(ValueError, match="top_n"):
         run_stages(np.zeros(4, dtype=np.float32), SamplerSettings(), light=True)
+
+
+def _desc_order(x: np.ndarray) -> np.ndarray:
+    """(logit descending, lower id first among equal ones, NaN after every number, -0 equal to +0)."""
+    v = x.astype(np.float64) + 0.0          # -0.0 + 0.0 is +0.0
+    nan = np.isnan(v)
+    return np.lexsort((np.arange(len(x)), np.where(nan, 0.0, -v), nan))
+
+
+@pytest.mark.parametrize("kind", ["ties", "zeros", "nonfinite", "normal"])
+def test_full_vocabulary_sorts_keep_the_comparator_order(kind: str) -> None:
+    """llama.cpp's top-p without top-k and ds4's full-vocabulary path sort every candidate (a radix
+    sort now): the order must be the comparator's, ties, signed zeros, NaN and infinities included."""
+    rng = np.random.default_rng(17)
+    n = 30_000
+    if kind == "ties":
+        x = np.round(rng.normal(size=n) * 3).astype(np.float32)
+    elif kind == "zeros":
+        x = rng.choice(np.array([0.0, -0.0, 1.0, -1.0], dtype=np.float32), size=n)
+    elif kind == "nonfinite":
+        x = rng.normal(size=n).astype(np.float32)
+        x[rng.integers(0, n, 300)] = rng.choice(np.array([np.nan, np.inf, -np.inf], dtype=np.float32), size=300)
+    else:
+        x = (rng.normal(size=n) * 2.5).astype(np.float32)
+    want = _desc_order(x)
+    # llama.cpp: top_k off, top_p < 1: the top_p stage is a prefix of the full order
+    r = run_stages(x, SamplerSettings(preset="llama.cpp", temperature=1.0, top_k=0, top_p=0.999999, min_p=0.0))
+    st = next(s for s in r.stages if s.name == "top_p")
+    assert st.ids.tolist() == want[: st.kept].tolist()
+    # ds4, full vocabulary with top_p < 1: the temperature stage holds every finite candidate, sorted
+    r = run_stages(x, SamplerSettings(preset="ds4", temperature=1.0, top_k=0, top_p=0.9, min_p=0.0))
+    st = next(s for s in r.stages if s.name == "temperature")
+    finite = want[np.isfinite(x[want])]
+    assert st.ids.tolist() == finite.tolist()

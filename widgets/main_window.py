@@ -265,7 +265,7 @@ class MainWindow(QMainWindow):
         self.table.copyIdsRequested.connect(self.copy_ids)
         self.encoder_box.currentTextChanged.connect(d.set_encoder)
         self.tabs.currentChanged.connect(self._on_tab)
-        self.side.currentChanged.connect(lambda _k: self.side.currentWidget() is self.stats and self._update_stats())
+        self.side.currentChanged.connect(self._on_side_tab)
         # compare
         self.compare.openB.connect(self._open_b)
         self.compare.useSameTokenizer.connect(lambda: self.compare_model.set_tokenizer_b(None))
@@ -584,7 +584,17 @@ class MainWindow(QMainWindow):
         if a is not None:
             self.vocab_diff_model.run(a, self.compare_model.tok_b or a)
 
+    def _on_side_tab(self, _k: int) -> None:
+        if self.side.currentWidget() is self.stats:
+            self._update_stats()
+        self._trace_on_screen()
+
+    def _trace_on_screen(self) -> None:
+        """Only a trace pane on screen is traced as the text changes; hidden, it is traced when shown."""
+        self.doc.show_trace(self.tabs.currentIndex() == 0 and self.side.currentWidget() is self.trace)
+
     def _on_tab(self, k: int) -> None:
+        self._trace_on_screen()
         w = self.tabs.widget(k)
         self.compare_model.set_active(w is self.compare)
         self.sampling.activate(w is self.sampling)

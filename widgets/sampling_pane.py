@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPushButton,
+    QSizePolicy,
     QSlider,
     QSpinBox,
     QSplitter,
@@ -72,6 +73,10 @@ class StagePlotWidget(pg.PlotWidget):
         self._shown: dict[str, object] = {}     # what the axes show now
         self.title = QLabel()
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # a new title (every drag step: kept, mass, entropy) must not move the grid: a label sized by its
+        # text widened its column, which resized and repainted every plot with new axes
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.title.setMinimumWidth(1)
 
     def _ticks(self, labels: list[str]) -> list[tuple[float, str]]:
         """Labels that fit under the bars: every k-th bar (k as small as leaves room for 4 characters), each
@@ -94,7 +99,13 @@ class StagePlotWidget(pg.PlotWidget):
 
     def show_plot(self, p: StagePlot, log: bool) -> None:
         """Redraws the bars; axes, ticks and title only when they change (an axis relayout is most of a
-        repaint: 27 ms for six plots when every update reset them, bench/sampling_gui.py)."""
+        repaint: 27 ms for six plots when every update reset them, bench/sampling_gui.py). A plot whose
+        bars, marks and title are the ones shown is left alone: a temperature drag in llama.cpp's
+        order (temperature last) changes two plots of six, and an unchanged plot is not repainted."""
+        same = (p.title, p.cutoff, log, p.ids.tobytes(), p.probs.tobytes(), p.kept.tobytes(), tuple(p.labels))
+        if same == self._shown.get("same"):
+            return
+        self._shown["same"] = same
         heights, base = _bars(p.probs, log)
         kept = theme.token_colors()[0]
         grey = QColor(150, 150, 150, 120)
@@ -370,21 +381,37 @@ class SamplingPane(QWidget):
         self.source_label.setToolTip(tr("{mode}; stages in {ms} ms").format(mode=mode, ms=f"{v.seconds * 1000:.1f}"))
 
     def show_engines(self, v: EnginesView) -> None:
+        """Fills the table in place: the items of a table of the same shape get new texts and colours
+        (no new items, no reset); the columns are resized only when a text changed."""
         t = self.engines
         t.setUpdatesEnabled(False)
-        t.setColumnCount(len(v.fates) + 1)
+        if t.columnCount() != len(v.fates) + 1:
+            t.setColumnCount(len(v.fates) + 1)
         t.setHorizontalHeaderLabels([tr("draw (seed {seed})").format(seed=v.settings.seed)]
                                     + [f"{f.id} {f.label}" for f in v.fates])
-        bad = QColor(255, 80, 80, 70)
+        bad, plain = QBrush(QColor(255, 80, 80, 70)), QBrush()
+        changed = False
+
+        def put(r: int, c: int, text: str, brush: QBrush) -> None:
+            nonlocal changed
+            item = t.item(r, c)
+            if item is None:
+                t.setItem(r, c, QTableWidgetItem(text))
+                item = t.item(r, c)
+                changed = True
+            elif item.text() != text:
+                item.setText(text)
+                changed = True
+            if item.background() != brush:
+                item.setBackground(brush)
+
         for c, f in enumerate(v.fates):
             for r, text in enumerate(f.cells):
-                item = QTableWidgetItem(text)
-                if f.differs:
-                    item.setBackground(bad)
-                t.setItem(r, c + 1, item)
+                put(r, c + 1, text, bad if f.differs else plain)
         for r, text in enumerate(v.engine_draws):
-            t.setItem(r, 0, QTableWidgetItem(text))
-        t.resizeColumnsToContents()
+            put(r, 0, text, plain)
+        if changed:
+            t.resizeColumnsToContents()
         t.setUpdatesEnabled(True)
 
     def show_draw(self, d: DrawView) -> None:

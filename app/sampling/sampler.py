@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,19 +91,30 @@ def _row(logits_row: np.ndarray) -> np.ndarray:
     return a
 
 
-# One native workspace per thread, reused by every run of that thread (no allocation per run: a
-# dragged slider runs the sampler at every step). The native side refuses to share one between two
-# runs at once (the second takes its own), so a thread-local one is only ever used by its thread.
-_workspaces = threading.local()
+# Native workspaces reused across runs (no allocation per run: a dragged slider runs the sampler at
+# every step). The workers are pool threads whose Python thread state need not outlive a job, so a
+# thread-local one would be made afresh per job: a run takes one from this small free list and puts
+# it back. The native side also refuses to share one between two runs at once (the second run takes
+# a workspace of its own), so a mistake here costs speed, never a wrong result.
+_ws_lock = threading.Lock()
+_ws_free: list[tuple[int, object]] = []   # (vocab it was made for, workspace)
+WS_KEEP = 3
 LIGHT_MAX = 4096   # a light run leaves out the ids and probs of stages larger than this (not the last)
 
 
-def _workspace(vocab: int) -> object:
-    ws = getattr(_workspaces, "ws", None)
-    if ws is None or getattr(_workspaces, "vocab", 0) < vocab:
-        ws = _workspaces.ws = _tokcore.sampler_workspace(vocab)
-        _workspaces.vocab = vocab
-    return ws
+@contextmanager
+def _workspace(vocab: int) -> Iterator[object]:
+    with _ws_lock:
+        k = next((i for i, (n, _) in enumerate(_ws_free) if n >= vocab), None)
+        got = _ws_free.pop(k) if k is not None else None
+    if got is None:
+        got = (vocab, _tokcore.sampler_workspace(vocab))
+    try:
+        yield got[1]
+    finally:
+        with _ws_lock:
+            if len(_ws_free) < WS_KEEP:
+                _ws_free.append(got)
 
 
 def _call(logits_row: np.ndarray, s: SamplerSettings, n: int, top_n: int = 0, light: bool = False) -> dict:
@@ -110,9 +122,10 @@ def _call(logits_row: np.ndarray, s: SamplerSettings, n: int, top_n: int = 0, li
     order = ",".join(s.order if s.order is not None else STAGES) if s.preset == "custom" else ""
     sem = ",".join(f"{k}={v}" for k, v in (s.semantics or {}).items()) if s.preset == "custom" else ""
     row = _row(logits_row)
-    return _tokcore.sampler_run(row, s.preset, float(s.temperature), int(s.top_k), float(s.top_p),
-                                float(s.min_p), int(s.seed), order, sem, int(n), 0, None, _workspace(row.size),
-                                int(top_n), LIGHT_MAX if light else -1)
+    with _workspace(row.size) as ws:
+        return _tokcore.sampler_run(row, s.preset, float(s.temperature), int(s.top_k), float(s.top_p),
+                                    float(s.min_p), int(s.seed), order, sem, int(n), 0, None, ws,
+                                    int(top_n), LIGHT_MAX if light else -1)
 
 
 def run_stages(logits_row: np.ndarray, s: SamplerSettings, top_n: int = 0, light: bool = False) -> SampleResult:
@@ -196,8 +209,9 @@ def sample_counts(logits_row: np.ndarray, s: SamplerSettings, n: int,
     _check(s)
     order = ",".join(s.order if s.order is not None else STAGES) if s.preset == "custom" else ""
     sem = ",".join(f"{k}={v}" for k, v in (s.semantics or {}).items()) if s.preset == "custom" else ""
-    raw = _tokcore.sampler_run(row, s.preset, float(s.temperature), int(s.top_k), float(s.top_p), float(s.min_p),
-                               int(s.seed), order, sem, int(n), int(chunk), take, _workspace(row.size))
+    with _workspace(row.size) as ws:
+        raw = _tokcore.sampler_run(row, s.preset, float(s.temperature), int(s.top_k), float(s.top_p),
+                                   float(s.min_p), int(s.seed), order, sem, int(n), int(chunk), take, ws)
     nz = np.flatnonzero(hist)
     firsts = np.concatenate(first) if first else np.zeros(0, dtype=np.int32)
     return _result(raw), DrawCounts(n, nz.astype(np.int64), hist[nz], firsts, raw["rng_before"], raw["rng_after"])

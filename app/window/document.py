@@ -22,6 +22,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 
@@ -121,6 +122,7 @@ class Document(QObject):
         # lands (re-encoding only the edited region from the analysis it produced)
         self._encode_pending = False
         self.splice: Splice | None = None    # the rows the last analysisChanged changed (None: all)
+        self.trace_shown = True              # the trace pane is on screen (the window says when not)
 
     # ---- state ----------------------------------------------------------
     @property
@@ -364,7 +366,16 @@ class Document(QObject):
         if sel >= len(a):
             self.selection.index = len(a) - 1
         self.analysisChanged.emit()
-        if len(a.text) <= TRACE_AUTO_LIMIT:
+        if len(a.text) <= TRACE_AUTO_LIMIT and self.trace_shown:
+            # after the panes' repaint (posted by the fan-out above): the trace holds the GIL
+            QTimer.singleShot(0, lambda a=a: a is self.analysis and self.trace is None and self.request_trace())
+
+    def show_trace(self, on: bool) -> None:
+        """Whether the trace pane is on screen: a hidden one is traced when it is shown (a trace holds
+        the GIL ~2 ms per 1,000 characters, work nobody sees while typing on another tab)."""
+        self.trace_shown = on
+        a = self.analysis
+        if on and a is not None and self.trace is None and not self._trace.running and len(a.text) <= TRACE_AUTO_LIMIT:
             self.request_trace()
 
     def _on_trace(self, result: tuple[int, Trace, list[ChunkRow], np.ndarray]) -> None:

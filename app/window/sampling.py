@@ -64,7 +64,7 @@ class Fate:
 
 @dataclass(frozen=True)
 class SamplingView:
-    result: SampleResult
+    result: SampleResult        # a light run: stages above LIGHT_MAX candidates carry their tops only
     plots: list[StagePlot]
     seconds: float
 
@@ -117,9 +117,14 @@ def _title(st: Stage, name: str | None = None) -> str:
 def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[StagePlot]:
     """One plot per stage: the entering distribution's top N, marked kept or cut; then the final one.
 
-    Each stage's top N is computed once (it is the next stage's entering distribution too).
+    Each stage's top N is computed once (it is the next stage's entering distribution too): by the
+    engine when the run asked for it (run_stages(top_n=...), the drag path: no full-vocabulary arrays
+    leave the engine), else here from the stage's arrays.
     """
-    tops = [_top(st.ids, st.probs, top_n) for st in r.stages]
+    native = all(st.top_ids is not None and st.top_probs is not None and st.top_ids.shape[0] >= min(top_n, st.kept)
+                 for st in r.stages)
+    tops = ([(st.top_ids[:top_n], st.top_probs[:top_n]) for st in r.stages] if native  # type: ignore[index]
+            else [_top(st.ids, st.probs, top_n) for st in r.stages])
     names: dict[int, str] = {}
 
     def labels(ids: np.ndarray) -> list[str]:
@@ -133,8 +138,10 @@ def stage_plots(r: SampleResult, tok: Tokenizer | None, top_n: int) -> list[Stag
                      engine_text(first.cutoff))]
     for k, (prev, st) in enumerate(zip(r.stages, r.stages[1:])):
         ids, probs = tops[k]
-        if st.ids.shape[0] == prev.ids.shape[0]:        # a stage never adds candidates: it kept them all
+        if st.kept == prev.kept:                        # a stage never adds candidates: it kept them all
             kept = every(ids)
+        elif native and st.kept_of_prev_top is not None and st.kept_of_prev_top.shape[0] >= ids.shape[0]:
+            kept = st.kept_of_prev_top[: ids.shape[0]].copy()
         else:                                           # a mask over the ids (np.isin sorts 150k ids: 5 ms)
             mask = np.zeros(int(max(ids.max(initial=0), st.ids.max(initial=0))) + 1, dtype=bool)
             mask[st.ids] = True
@@ -285,7 +292,7 @@ class SamplingModel(QObject):
             # raises FileChangedError, which the runner reports through failed()
             row = src.row(step)
             rows.append(row)
-            r = run_stages(row, s)
+            r = run_stages(row, s, top_n=top_n, light=True)   # the tops only: no full-vocabulary copies
             return SamplingView(r, stage_plots(r, tok, top_n), time.perf_counter() - t0)
 
         def engines(ev: threading.Event, gen: int) -> EnginesView:

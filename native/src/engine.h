@@ -254,6 +254,12 @@ uint64_t tc_hash_bytes(const uint8_t *p, size_t n);
 int tc_vocab_init(tc_vocab *v, uint32_t n);
 /* rule: a tc_bytes_rule (0 raw, 1 byte-level, 2 SentencePiece) */
 int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int rule, tc_error *err);
+/* Byte-level entries from their real bytes (entry i: id ids[i], bytes
+ * bytes[offs[i]..+lens[i]]): the stored string is their GPT-2 mapping, the
+ * pool the same as tc_vocab_set(..., TC_BYTES_BYTELEVEL) of that string
+ * gives, without decoding it back. On error *bad is the entry's index. */
+int tc_vocab_fill_real(tc_vocab *v, size_t n, const uint32_t *ids, const uint8_t *bytes, const uint32_t *offs,
+                       const uint32_t *lens, size_t *bad, tc_error *err);
 int tc_vocab_build_index(tc_vocab *v, tc_error *err);
 int64_t tc_vocab_find(const tc_vocab *v, const uint8_t *s, size_t len);
 void tc_vocab_free(tc_vocab *v);

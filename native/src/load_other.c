@@ -533,24 +533,14 @@ static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks,
     tc_model *m = &tok->model;
     m->kind = TC_MODEL_BPE_MERGES;
     if (tc_vocab_init(&m->vocab, maxrank + 1) != 0) { tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
-    tc_buf s = {0};
-    for (size_t i = 0; i < nt; i++) {
-        /* stored string = byte-level mapped form, as HF shows it */
-        s.len = 0;
-        for (uint32_t k = 0; k < lens[i]; k++) {
-            uint8_t u[4];
-            int w = tc_utf8_encode(tc_byte_to_cp(bytes[offs[i] + k]), u);
-            if (tc_buf_append(&s, u, (size_t)w) != 0) { tc_buf_free(&s); tc_error_set(err, TC_ERR_NOMEM, "out of memory"); return fail_code(err); }
-        }
-        if (tc_vocab_set(&m->vocab, ranks[i], s.data, s.len, 1, err) != TC_OK) {
-            tc_buf_free(&s);
-            char pre[64];
-            snprintf(pre, sizeof pre, "%s: token %zu: ", what, i + 1);
-            tc_error_prefix(err, pre);
-            return fail_code(err);
-        }
+    /* stored string = byte-level mapped form, as HF shows it */
+    size_t bad = 0;
+    if (tc_vocab_fill_real(&m->vocab, nt, ranks, bytes, offs, lens, &bad, err) != TC_OK) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "%s: token %zu: ", what, bad + 1);
+        tc_error_prefix(err, pre);
+        return fail_code(err);
     }
-    tc_buf_free(&s);
     if (tc_vocab_build_index(&m->vocab, err) != TC_OK) return fail_code(err);
     if (with_merges && (tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK || tc_recover_merges(tok, err) != TC_OK))
         return fail_code(err);

@@ -145,11 +145,67 @@ int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int rul
     return TC_OK;
 }
 
+/* UTF-8 of each byte's GPT-2 character (1 or 2 bytes): a table, so a
+ * vocabulary from real bytes is mapped without decoding. */
+typedef struct byte_utf8 { uint8_t n, u[2]; } byte_utf8;
+
+static void byte_utf8_table(byte_utf8 t[256]) {
+    for (int b = 0; b < 256; b++) {
+        uint8_t u[4] = {0};
+        t[b].n = (uint8_t)tc_utf8_encode(tc_byte_to_cp((uint8_t)b), u);
+        t[b].u[0] = u[0];
+        t[b].u[1] = u[1];
+    }
+}
+
+static int set_real(tc_vocab *v, const byte_utf8 t[256], uint32_t id, const uint8_t *b, size_t blen, tc_error *err) {
+    size_t slen = 0;
+    for (size_t i = 0; i < blen; i++) slen += t[b[i]].n;
+    if (id >= v->n) return tc_error_set(err, TC_ERR_FORMAT, "id %u out of range (vocabulary size %u)", id, v->n);
+    if (slen > TC_MAX_TOKEN_BYTES) return tc_error_set(err, TC_ERR_LIMIT, "token %u is %zu bytes long, above the limit of %u", id, slen, TC_MAX_TOKEN_BYTES);
+    if (v->entries[id].present) return tc_error_set(err, TC_ERR_FORMAT, "id %u is assigned to two tokens", id);
+    if (v->pool.len + slen + blen + 2 > 0xFFFFFFF0u) return tc_error_set(err, TC_ERR_LIMIT, "vocabulary strings exceed 4 GB");
+    if (tc_buf_reserve(&v->pool, slen + blen + 2) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    tc_entry *e = &v->entries[id];
+    uint8_t *o = v->pool.data + v->pool.len;
+    e->str_off = (uint32_t)v->pool.len;
+    e->str_len = (uint32_t)slen;
+    for (size_t i = 0; i < blen; i++) {
+        const byte_utf8 *c = &t[b[i]];
+        *o++ = c->u[0];
+        if (c->n == 2) *o++ = c->u[1];
+    }
+    *o++ = 0;
+    e->bytes_off = (uint32_t)(v->pool.len + slen + 1);
+    e->bytes_len = (uint32_t)blen;
+    if (blen) memcpy(o, b, blen);
+    o[blen] = 0;
+    v->pool.len += slen + blen + 2;
+    e->present = 1;
+    return TC_OK;
+}
+
+int tc_vocab_fill_real(tc_vocab *v, size_t n, const uint32_t *ids, const uint8_t *bytes, const uint32_t *offs,
+                       const uint32_t *lens, size_t *bad, tc_error *err) {
+    byte_utf8 t[256];
+    byte_utf8_table(t);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += 3 * (size_t)lens[i] + 2;
+    if (total <= 0xFFFFFFF0u && tc_buf_reserve(&v->pool, total) != 0) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int r = set_real(v, t, ids[i], bytes + offs[i], lens[i], err);
+        if (r != TC_OK) { *bad = i; return r; }
+    }
+    return TC_OK;
+}
+
 static size_t pow2_at_least(size_t n) {
     size_t c = 16;
     while (c < n) c <<= 1;
     return c;
 }
+
+#define STRMAP_AHEAD 16   /* inserts hashed (and their slots prefetched) ahead of use */
 
 int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err) {
     memset(m, 0, sizeof *m);
@@ -157,12 +213,28 @@ int tc_strmap_build(tc_strmap *m, const tc_vocab *v, int by_bytes, tc_error *err
     m->slots = calloc(m->cap, sizeof *m->slots);
     if (!m->slots) return tc_error_set(err, TC_ERR_NOMEM, "out of memory");
     size_t mask = m->cap - 1;
+    /* the table is 8 MB for 151k entries: each insert is a cache miss, so
+     * the hash of entry id + STRMAP_AHEAD is taken and its slot prefetched
+     * while entry id is inserted (inserts stay in id order: equal keys keep
+     * the lower id) */
+    uint64_t ring[STRMAP_AHEAD];
+    for (uint32_t id = 0; id < v->n && id < STRMAP_AHEAD; id++) {
+        const tc_entry *e = &v->entries[id];
+        ring[id] = tc_hash_bytes(v->pool.data + (by_bytes ? e->bytes_off : e->str_off), by_bytes ? e->bytes_len : e->str_len);
+        __builtin_prefetch(&m->slots[(size_t)(ring[id] >> 32) & mask], 1);
+    }
     for (uint32_t id = 0; id < v->n; id++) {
         const tc_entry *e = &v->entries[id];
+        uint64_t h = ring[id % STRMAP_AHEAD];
+        if ((uint64_t)id + STRMAP_AHEAD < v->n) {
+            const tc_entry *f = &v->entries[id + STRMAP_AHEAD];
+            uint64_t hf = tc_hash_bytes(v->pool.data + (by_bytes ? f->bytes_off : f->str_off), by_bytes ? f->bytes_len : f->str_len);
+            ring[id % STRMAP_AHEAD] = hf;
+            __builtin_prefetch(&m->slots[(size_t)(hf >> 32) & mask], 1);
+        }
         if (!e->present) continue;
         const uint8_t *s = v->pool.data + (by_bytes ? e->bytes_off : e->str_off);
         uint32_t len = by_bytes ? e->bytes_len : e->str_len;
-        uint64_t h = tc_hash_bytes(s, len);
         size_t i = (size_t)(h >> 32) & mask;
         for (;;) {
             tc_strmap_slot *sl = &m->slots[i];

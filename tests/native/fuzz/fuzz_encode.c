@@ -3,7 +3,8 @@
  * bytes. Byte 0 picks the tokenizer (bits 0-1), the encoder (bits 2-3; 3 is
  * kestrel, bit 6 its version), add_special_tokens (bit 4) and a trace
  * (bit 5). Checks offsets, the trace's spans, that the ids-only encode
- * (TC_ENCODE_IDS_ONLY) gives the same ids, special mask and error, and for
+ * (TC_ENCODE_IDS_ONLY) gives the same ids, special mask and error (and that
+ * its encoding, reused for a full encode, gives the same offsets), and for
  * the lossless tiktoken handle decode(encode(x)) == x. */
 #include "tiny.h"
 
@@ -33,6 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(ids.n == enc.n);
         FUZZ_CHECK(enc.n == 0 || memcmp(ids.ids, enc.ids, enc.n * sizeof *enc.ids) == 0);
         FUZZ_CHECK(enc.n == 0 || memcmp(ids.special, enc.special, enc.n) == 0);
+        /* the same encoding, grown by the ids-only encode alone, reused for a full one: its offset
+         * arrays must follow its id capacity (ASan catches a write past them) */
+        if (!want_trace && tc_encode_flags(s->tok[t], text, len, add, (tc_encoder)k, 0, &ids, NULL, &ierr) == TC_OK) {
+            FUZZ_CHECK(ids.n == enc.n);
+            FUZZ_CHECK(enc.n == 0 || memcmp(ids.offsets, enc.offsets, enc.n * 2 * sizeof *enc.offsets) == 0);
+            FUZZ_CHECK(enc.n == 0 || memcmp(ids.char_offsets, enc.char_offsets, enc.n * 2 * sizeof *enc.char_offsets) == 0);
+        }
     }
     tc_encoding_free(&ids);
     if (r == TC_OK) {
