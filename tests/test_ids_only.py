@@ -252,6 +252,14 @@ def test_batch_error_is_the_lowest_failing_text(tmp_path: Path) -> None:
                 run(texts, False, "bpe", threads=threads)
             messages.add(str(exc.value))
     assert len(messages) == 1 and "no piece covers" in messages.pop()
+    # Texts go to the threads longest first: the long refused text at the end is taken first, yet the
+    # error is still the lowest refused text's (index 50), and the error says which text it was.
+    texts = ["ab"] * 50 + ["ab d"] + ["ab"] * 50 + ["ab" * 4000 + "c"]
+    for threads in (1, 2, 4):
+        for run in (tok.encode_batch, tok.encode_batch_ids):
+            with pytest.raises(TokenizerError) as exc:
+                run(texts, False, "bpe", threads=threads)
+            assert exc.value.text_index == 50, (threads, run)   # type: ignore[attr-defined]
     # the CLI's batch of --jsonl lines: the refused line answers its error, the others their ids
     from tokinspect.cli.tokens import jsonl_replies, jsonl_reply  # noqa: PLC0415
     lines = [json.dumps(t).encode() + b"\n" for t in ("ab", "ab c", "abab", "c", "")]

@@ -35,6 +35,20 @@ static PyObject *raise_tc(const tc_error *e) {
     return PyErr_Format(TokError, "%s", e->msg);
 }
 
+/* The raised error of a batch names the failing text: its `text_index` attribute (the lowest index that
+ * failed; tc_encode_batch reports that one whatever order its threads took the texts in). */
+static void note_text_index(size_t index) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value) {
+        PyObject *i = PyLong_FromSize_t(index);
+        if (!i || PyObject_SetAttrString(value, "text_index", i) != 0) PyErr_Clear();   /* the error stands without it */
+        Py_XDECREF(i);
+    }
+    PyErr_Restore(type, value, tb);
+}
+
 static void Tok_dealloc(TokObject *self) {
     tc_free(self->tok);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -342,12 +356,13 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
         lens[got] = ts[got].n;
     }
     tc_error err = {0};
+    size_t failed = 0;
     int r;
     Py_BEGIN_ALLOW_THREADS
     r = tc_encode_batch(self->tok, ptrs, lens, (size_t)n, add_special, enc, ids_only ? TC_ENCODE_IDS_ONLY : 0u,
-                        threads, es, NULL, &err);
+                        threads, es, &failed, &err);
     Py_END_ALLOW_THREADS
-    if (r != TC_OK) { raise_tc(&err); goto out; }
+    if (r != TC_OK) { raise_tc(&err); note_text_index(failed); goto out; }
     if (ids_only) { res = batch_ids_tuple(es, n); goto out; }
     res = PyList_New(n);
     if (!res) goto out;
