@@ -239,7 +239,9 @@ class Tokenizer:
                      encoder: str = "bpe", threads: int | None = None) -> list[Encoding]:
         """Encodes many texts, in order. threads: how many at once (None: every core for a batch of
         PARALLEL_MIN_BYTES or more, else one). One call into the engine, which runs that many native
-        threads over this handle without the GIL (a handle needs no lock); each takes the next text."""
+        threads over this handle without the GIL (a handle needs no lock); each takes the next text,
+        longest first. A text the engine refuses raises its TokenizerError for the lowest such index,
+        which the error's `text_index` names."""
         texts = list(texts)
         enc = self._encoder(encoder)
         raws = self._handle.encode_batch(texts, add_special_tokens, enc, plan_threads(texts, threads))
