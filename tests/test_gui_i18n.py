@@ -45,6 +45,8 @@ from PySide6.QtWidgets import (  # noqa: E402
 from test_gguf import member  # noqa: E402
 
 from tokinspect import Tokenizer  # noqa: E402
+from tokinspect.board.causes import ARG_WORDS  # noqa: E402
+from tokinspect.board.causes import TEMPLATES as CAUSE_TEMPLATES  # noqa: E402
 from tokinspect.board.diff import KIND_NAMES  # noqa: E402
 from tokinspect.board.remote import INPUTS  # noqa: E402
 from tokinspect.contract.samples import golden  # noqa: E402
@@ -300,7 +302,8 @@ def sources_of_tr() -> set[str]:
                     isinstance(t, ast.Name) and t.id.endswith("COLUMNS") for t in n.targets):
                 found |= {e.value for e in n.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value}
     # the texts app/ hands the window as data, translated there by tr(variable)
-    found |= {*TEMPLATES, *PHRASES, *(p.summary for p in PRESETS.values()), BIGRAM_LABEL, *KIND_NAMES.values()}
+    found |= {*TEMPLATES, *PHRASES, *(p.summary for p in PRESETS.values()), BIGRAM_LABEL, *KIND_NAMES.values(),
+              *CAUSE_TEMPLATES, *ARG_WORDS}
     return found
 
 

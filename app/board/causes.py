@@ -53,8 +53,50 @@ _CONTROL_NAMES = {0x09: "tab", 0x0D: "CR", 0x0B: "vertical tab", 0x0C: "form fee
 
 @dataclass(frozen=True)
 class Finding:
-    rule: str           # a key of RULES
-    sentence: str       # what happened in this text
+    """One rule met in one text: `sentence` says what happened, in English; `template` is that
+    sentence with its values as {0}, {1}… (one of TEMPLATES) and `args` the values, so that a window
+    in another language can translate the template and put the values back."""
+
+    rule: str                   # a key of RULES
+    template: str               # one of TEMPLATES
+    args: tuple[str, ...] = ()  # the values, already written out (ids, pieces, byte counts)
+
+    @property
+    def sentence(self) -> str:
+        return self.template.format(*self.args)
+
+
+def _finding(rule: str, template: str, *args: object) -> Finding:
+    return Finding(rule, template, tuple(str(a) for a in args))
+
+
+# Every sentence a Finding can say, as its template (what a translation catalog needs).
+TEMPLATES: tuple[str, ...] = (
+    "the board skipped {0} space(s) at the end of the text",
+    "the text ends at the NUL byte at offset {0}: {1} byte(s) after it never reached the board's tokenizer",
+    "the board skipped the space before {0}: special strings are matched first, without Ġ",
+    "the board skipped {0} space(s) at the start of the text",
+    "the board skipped the space: no entry longer than Ġ starts with Ġ{0}",
+    "the board skipped the space before {0}: its Ġ match {1} runs into the next special token",
+    "the Ġ match {0} would end past the special token {1} byte(s) ahead, so it was refused",
+    "{0} spaces before {1} became one Ġ in {2}",
+    "{0} (0x{1}) has no entry as a raw byte (vocab.bin stores it as a marker): the board wrote id 0 {2}",
+    "{0} newlines in a row: the board took one Ċ per newline, {1} for {2}",
+    "{0} newlines in a row: the board took the longest Ċ run of at most 8, {1} for {2}",
+    "the newline matched nothing as a raw byte: the board fell back to {0}",
+    "{0} was matched first, as a whole",
+    "the board stopped {0} after {1} byte(s): the longest entry ({2} bytes) would run into the special token ahead",
+    "ids {0} and {1} are both stored as {2}: the board took {3} {4}, the host has {5} {6}",
+    "id {0} is not in the host's vocabulary",
+    "the host's normalizer changed these bytes; the board reads them raw",
+    "{0} is not among the 15 special strings the engine matches first: it was read as text",
+    "{0} was read as plain text and split",
+    "the board took the longest entry at each position ({0}); the host's merges split it otherwise",
+    "llama.cpp reads {0} as model {1}, pre {2} and splits this as {3}; the host's tokenizer as {4}",
+)
+# Values that are words of the sentence rather than data (a window translates them too; an unnamed
+# control byte is "byte 0xNN").
+ARG_WORDS: tuple[str, ...] = ("nothing", "tab", "CR", "vertical tab", "form feed", "escape", "byte")
 
 
 @dataclass(frozen=True)
@@ -142,50 +184,38 @@ def _kestrel_findings(tok: Tokenizer, data: bytes, st: KestrelStep, version: int
     out: list[Finding] = []
     word = _word(data, st.at)
     if st.rule == "trailing":
-        out.append(Finding("trailing-space-dropped", f"the board skipped {st.spaces} space(s) at the end of the text"))
+        out.append(_finding("trailing-space-dropped", TEMPLATES[0], st.spaces))
         return out
     if st.rule == "nul":
-        out.append(Finding("nul-truncated", f"the text ends at the NUL byte at offset {st.at}: "
-                                            f"{st.consumed} byte(s) after it never reached the board's tokenizer"))
+        out.append(_finding("nul-truncated", TEMPLATES[1], st.at, st.consumed))
         return out
     if st.spaces:
         if st.rule == "special":
-            out.append(Finding("space-dropped", f"the board skipped the space before {word!r}: special strings "
-                                                "are matched first, without Ġ"))
+            out.append(_finding("space-dropped", TEMPLATES[2], repr(word)))
         elif st.retry == "none":
-            out.append(Finding("leading-space-dropped",
-                               f"the board skipped {st.spaces} space(s) at the start of the text"))
+            out.append(_finding("leading-space-dropped", TEMPLATES[3], st.spaces))
         elif st.retry == "only-space":
-            out.append(Finding("space-dropped", f"the board skipped the space: no entry longer than Ġ starts "
-                                                f"with Ġ{word}"))
+            out.append(_finding("space-dropped", TEMPLATES[4], word))
         elif st.retry == "guarded":
-            out.append(Finding("space-dropped", f"the board skipped the space before {word!r}: its Ġ match "
-                                                f"{_piece(tok, st.retry_id)} runs into the next special token"))
-            out.append(Finding("special-guard", f"the Ġ match {_piece(tok, st.retry_id)} would end past the "
-                                                f"special token {st.limit} byte(s) ahead, so it was refused"))
+            out.append(_finding("space-dropped", TEMPLATES[5], repr(word), _piece(tok, st.retry_id)))
+            out.append(_finding("special-guard", TEMPLATES[6], _piece(tok, st.retry_id), st.limit))
         if st.spaces > 1 and st.retry == "taken":
-            out.append(Finding("spaces-collapsed", f"{st.spaces} spaces before {word!r} became one Ġ in "
-                                                   f"{_piece(tok, st.id)}"))
+            out.append(_finding("spaces-collapsed", TEMPLATES[7], st.spaces, repr(word), _piece(tok, st.id)))
     if st.rule == "unk":
         b = data[st.at] if st.at < len(data) else 0
         name = _CONTROL_NAMES.get(b, f"byte 0x{b:02X}")
-        out.append(Finding("control-byte-unk", f"{name} (0x{b:02X}) has no entry as a raw byte (vocab.bin stores "
-                                               f"it as a marker): the board wrote id 0 {_piece(tok, 0)}"))
+        out.append(_finding("control-byte-unk", TEMPLATES[8], name, f"{b:02X}", _piece(tok, 0)))
     elif st.rule == "newline":
         run = len(data[st.at :]) - len(data[st.at :].lstrip(b"\n"))
         if run > st.consumed:
-            cap = "one Ċ per newline" if version == 1 else "the longest Ċ run of at most 8"
-            out.append(Finding("newline-run-split", f"{run} newlines in a row: the board took {cap}, "
-                                                    f"{_piece(tok, st.id)} for {st.consumed}"))
+            out.append(_finding("newline-run-split", TEMPLATES[9] if version == 1 else TEMPLATES[10], run,
+                                _piece(tok, st.id), st.consumed))
         else:
-            out.append(Finding("newline-fallback", f"the newline matched nothing as a raw byte: the board fell "
-                                                   f"back to {_piece(tok, st.id)}"))
+            out.append(_finding("newline-fallback", TEMPLATES[11], _piece(tok, st.id)))
     elif st.rule == "special":
-        out.append(Finding("special-first", f"{_piece(tok, st.id)} was matched first, as a whole"))
+        out.append(_finding("special-first", TEMPLATES[12], _piece(tok, st.id)))
     elif st.rule == "match" and st.unguarded > st.consumed:
-        out.append(Finding("special-guard", f"the board stopped {_piece(tok, st.id)} after {st.consumed} byte(s): "
-                                            f"the longest entry ({st.unguarded} bytes) would run into the special "
-                                            f"token ahead"))
+        out.append(_finding("special-guard", TEMPLATES[13], _piece(tok, st.id), st.consumed, st.unguarded))
     return out
 
 
@@ -215,9 +245,8 @@ def _equal_bytes(tok: Tokenizer, host_ids: Sequence[int], board_ids: Sequence[in
         for h in host_ids:
             hdata = tok.id_to_bytes(h) if 0 <= h < n else None
             if h != b and hdata is not None and not tok.is_special(h) and _stored(hdata) == _stored(bdata):
-                out.append(Finding("equal-bytes-lower-id", f"ids {min(b, h)} and {max(b, h)} are both stored as "
-                                                           f"{_stored(bdata).hex(' ')}: the board took {b} "
-                                                           f"{_piece(tok, b)}, the host has {h} {_piece(tok, h)}"))
+                out.append(_finding("equal-bytes-lower-id", TEMPLATES[14], min(b, h), max(b, h),
+                                    _stored(bdata).hex(" "), b, _piece(tok, b), h, _piece(tok, h)))
     return out
 
 
@@ -242,9 +271,9 @@ def span_findings(tok: Tokenizer, text_bytes: bytes, span: tuple[int, int], host
     found: list[Finding] = []
     if unknown:
         bad = [i for i in board_ids if not 0 <= i < tok.vocab_size or tok.id_to_bytes(i) is None]
-        found.append(Finding("unknown-id", f"id {bad[0] if bad else '?'} is not in the host's vocabulary"))
+        found.append(_finding("unknown-id", TEMPLATES[15], bad[0] if bad else "?"))
     if normalized:
-        found.append(Finding("normalization", "the host's normalizer changed these bytes; the board reads them raw"))
+        found.append(_finding("normalization", TEMPLATES[16]))
     found += _equal_bytes(tok, host_ids, board_ids)
     if run is not None and run.trace.kestrel_steps:
         version = 1 if run.encoder == "kestrel-v1" else 2
@@ -256,13 +285,11 @@ def span_findings(tok: Tokenizer, text_bytes: bytes, span: tuple[int, int], host
         if sid not in on_board:
             content = tok.id_to_bytes(sid) or b""
             if run is not None and run.encoder == "kestrel-v2" and content not in KESTREL_SPECIALS:
-                found.append(Finding("special-not-listed", f"{_piece(tok, sid)} is not among the 15 special "
-                                                           "strings the engine matches first: it was read as text"))
+                found.append(_finding("special-not-listed", TEMPLATES[17], _piece(tok, sid)))
             else:
-                found.append(Finding("special-split", f"{_piece(tok, sid)} was read as plain text and split"))
+                found.append(_finding("special-split", TEMPLATES[18], _piece(tok, sid)))
     if run is not None and not found:
-        found.append(Finding("longest-match-split", f"the board took the longest entry at each position "
-                                                    f"({run.encoder}); the host's merges split it otherwise"))
+        found.append(_finding("longest-match-split", TEMPLATES[19], run.encoder))
     # one finding per (rule, sentence), in order
     seen: set[tuple[str, str]] = set()
     out = []
@@ -295,5 +322,5 @@ def recipe_finding(recipe: Tokenizer, board_pieces: str, host_pieces: str) -> Fi
     g = recipe.describe().get("gguf")
     model = g.get("model") if isinstance(g, dict) else "?"
     pre = g.get("pre") if isinstance(g, dict) else None
-    return Finding("llamacpp-recipe", f"llama.cpp reads {recipe.name} as model {model!r}, pre {pre or 'default'!r} "
-                                      f"and splits this as {board_pieces}; the host's tokenizer as {host_pieces}")
+    return _finding("llamacpp-recipe", TEMPLATES[20], recipe.name, repr(model), repr(pre or "default"),
+                    board_pieces, host_pieces)

@@ -19,14 +19,29 @@ from typing import TYPE_CHECKING
 
 from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer, TokenizerError
 from .errors import said
-from .i18n import _, message
+from .i18n import _, finding_text, message
 
 if TYPE_CHECKING:  # the board modules load paramiko (~0.25 s): only the board commands import them
+    from ..board.causes import Finding
     from ..board.diff import Divergence
     from ..board.session import BoardRun
     from ..board.ssh import BoardConnection, Profile
 
 EXIT_SAME, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
+
+
+def finding_message(f: Finding) -> str:
+    """A board rule's sentence in the command line's language: its template from the catalog, its
+    values put back (the words among them, such as a control byte's name, translated too)."""
+    from ..board.causes import ARG_WORDS  # noqa: PLC0415
+
+    def value(a: str) -> str:
+        if a in ARG_WORDS:
+            return finding_text(a)
+        if a.startswith("byte 0x"):
+            return finding_text("byte") + a[4:]
+        return a
+    return finding_text(f.template).format(*(value(a) for a in f.args))
 
 
 def _ask(kind: str, prompt: str) -> str | None:
@@ -223,7 +238,7 @@ def print_run(run: BoardRun, top: int, tok: Tokenizer | None = None) -> None:
                 n=i + 1, at=v.byte_span[0], kind=message(KIND_NAMES[v.kind]), text=text, host=_pieces(v, "host"),
                 board=_pieces(v, "board"), reason=message(v.reason)))
             for f in v.findings:
-                print(f"      {f.rule}: {message(f.sentence)}")
+                print(f"      {f.rule}: {finding_message(f)}")
         print(_("most frequent divergent spans:"))
         for v, n in s.most_frequent(top):
             print(_("  {n:>5}x {kind}: host {host} | board {board}").format(

@@ -227,6 +227,15 @@ def message(text: str, depth: int = 0) -> str:
     return text
 
 
+def finding_text(text: str) -> str:
+    """A board rule's sentence template (or one of its words) in the current language: the catalog's
+    msgctxt "finding" entry, looked up whole (its {0}, {1}… are filled by the caller)."""
+    if _current == "en":
+        return text
+    got = catalog("cli", _current).get(("finding", text))
+    return got[0] if got else text
+
+
 def fields(text: str) -> list[str]:
     """The placeholders of a message, sorted: str.format's fields ("{name!r:>6}" as "{name!r:>6}",
     escaped braces left out) and %-style ones ("%(default)s", "%s"): a translation keeps them all."""

@@ -21,6 +21,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from ..analysis.encoded import TokenSpans
+from ..board.causes import ARG_WORDS, Finding
 from ..board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
 from ..board.identify import Identification
 from ..board.printed import printed
@@ -113,11 +114,23 @@ def kind_rows(run: BoardRun, top: int = 30) -> list[tuple[str, ...]]:
     return rows
 
 
+def finding_text(f: Finding) -> str:
+    """A rule's sentence in the window's language: its template translated, its values put back (the
+    words among them, such as a control byte's name, translated too)."""
+    def value(a: str) -> str:
+        if a in ARG_WORDS:
+            return tr(a)
+        if a.startswith("byte 0x"):
+            return tr("byte") + a[4:]
+        return a
+    return tr(f.template).format(*(value(a) for a in f.args))
+
+
 def divergence_rows(d: TextDiff) -> list[tuple[str, ...]]:
     """Per divergent span: where, the rules behind the board's side, both sides, and why in sentences."""
     return [(f"{v.byte_span[0]}–{v.byte_span[1]}", ", ".join(v.rules) or tr(KIND_NAMES[v.kind]),
              _pieces_text(v.host_pieces), _pieces_text(v.board_pieces),
-             "; ".join(f.sentence for f in v.findings) or v.reason) for v in d.divergences]
+             "; ".join(finding_text(f) for f in v.findings) or v.reason) for v in d.divergences]
 
 
 def board_prints_text(tok: Tokenizer, d: TextDiff | None) -> str:

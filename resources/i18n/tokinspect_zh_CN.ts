@@ -1987,5 +1987,117 @@ Trust it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ss
         <source>parity (log scale)</source>
         <translation>对等度（对数坐标）</translation>
     </message>
+    <message>
+        <source>the board skipped {0} space(s) at the end of the text</source>
+        <translation>板端跳过了文本末尾的 {0} 个空格</translation>
+    </message>
+    <message>
+        <source>the text ends at the NUL byte at offset {0}: {1} byte(s) after it never reached the board's tokenizer</source>
+        <translation>文本在偏移 {0} 处的 NUL 字节结束：其后的 {1} 个字节从未到达板端分词器</translation>
+    </message>
+    <message>
+        <source>the board skipped the space before {0}: special strings are matched first, without Ġ</source>
+        <translation>板端跳过了 {0} 前的空格：特殊字符串优先匹配，不带 Ġ</translation>
+    </message>
+    <message>
+        <source>the board skipped {0} space(s) at the start of the text</source>
+        <translation>板端跳过了文本开头的 {0} 个空格</translation>
+    </message>
+    <message>
+        <source>the board skipped the space: no entry longer than Ġ starts with Ġ{0}</source>
+        <translation>板端跳过了空格：没有比 Ġ 更长且以 Ġ{0} 开头的词表条目</translation>
+    </message>
+    <message>
+        <source>the board skipped the space before {0}: its Ġ match {1} runs into the next special token</source>
+        <translation>板端跳过了 {0} 前的空格：它的 Ġ 匹配 {1} 会伸入下一个特殊 token</translation>
+    </message>
+    <message>
+        <source>the Ġ match {0} would end past the special token {1} byte(s) ahead, so it was refused</source>
+        <translation>Ġ 匹配 {0} 会越过前方 {1} 个字节处的特殊 token，因此被拒绝</translation>
+    </message>
+    <message>
+        <source>{0} spaces before {1} became one Ġ in {2}</source>
+        <translation>{1} 前的 {0} 个空格在 {2} 中变成了一个 Ġ</translation>
+    </message>
+    <message>
+        <source>{0} (0x{1}) has no entry as a raw byte (vocab.bin stores it as a marker): the board wrote id 0 {2}</source>
+        <translation>{0}（0x{1}）作为原始字节没有词表条目（vocab.bin 把它存为标记）：板端写出了 ID 0 {2}</translation>
+    </message>
+    <message>
+        <source>{0} newlines in a row: the board took one Ċ per newline, {1} for {2}</source>
+        <translation>连续 {0} 个换行：板端每个换行取一个 Ċ，用 {1} 表示 {2} 个</translation>
+    </message>
+    <message>
+        <source>{0} newlines in a row: the board took the longest Ċ run of at most 8, {1} for {2}</source>
+        <translation>连续 {0} 个换行：板端取最多 8 个的最长 Ċ 串，用 {1} 表示 {2} 个</translation>
+    </message>
+    <message>
+        <source>the newline matched nothing as a raw byte: the board fell back to {0}</source>
+        <translation>换行作为原始字节没有匹配到任何条目：板端回退到 {0}</translation>
+    </message>
+    <message>
+        <source>{0} was matched first, as a whole</source>
+        <translation>{0} 被优先整体匹配</translation>
+    </message>
+    <message>
+        <source>the board stopped {0} after {1} byte(s): the longest entry ({2} bytes) would run into the special token ahead</source>
+        <translation>板端在 {1} 个字节后截断了 {0}：最长条目（{2} 字节）会伸入前方的特殊 token</translation>
+    </message>
+    <message>
+        <source>ids {0} and {1} are both stored as {2}: the board took {3} {4}, the host has {5} {6}</source>
+        <translation>ID {0} 和 {1} 在词表中存储为相同的 {2}：板端取了 {3} {4}，主机端是 {5} {6}</translation>
+    </message>
+    <message>
+        <source>id {0} is not in the host's vocabulary</source>
+        <translation>ID {0} 不在主机端词表中</translation>
+    </message>
+    <message>
+        <source>the host's normalizer changed these bytes; the board reads them raw</source>
+        <translation>主机端的规范化器改变了这些字节；板端按原样读取</translation>
+    </message>
+    <message>
+        <source>{0} is not among the 15 special strings the engine matches first: it was read as text</source>
+        <translation>{0} 不在引擎优先匹配的 15 个特殊字符串之中：它被当作普通文本读取</translation>
+    </message>
+    <message>
+        <source>{0} was read as plain text and split</source>
+        <translation>{0} 被当作普通文本读取并拆分</translation>
+    </message>
+    <message>
+        <source>the board took the longest entry at each position ({0}); the host's merges split it otherwise</source>
+        <translation>板端在每个位置取最长条目（{0}）；主机端的合并规则给出了不同的切分</translation>
+    </message>
+    <message>
+        <source>llama.cpp reads {0} as model {1}, pre {2} and splits this as {3}; the host's tokenizer as {4}</source>
+        <translation>llama.cpp 把 {0} 读作模型 {1}、预分词 {2}，切分为 {3}；主机端分词器切分为 {4}</translation>
+    </message>
+    <message>
+        <source>nothing</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>tab</source>
+        <translation>制表符</translation>
+    </message>
+    <message>
+        <source>CR</source>
+        <translation>回车符</translation>
+    </message>
+    <message>
+        <source>vertical tab</source>
+        <translation>垂直制表符</translation>
+    </message>
+    <message>
+        <source>form feed</source>
+        <translation>换页符</translation>
+    </message>
+    <message>
+        <source>escape</source>
+        <translation>转义符</translation>
+    </message>
+    <message>
+        <source>byte</source>
+        <translation>字节</translation>
+    </message>
 </context>
 </TS>
