@@ -15,7 +15,7 @@ from bytes alone: a span no emulation reproduces gets no rule (its diff kind sti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..core.tokenizer import Encoding, Tokenizer, TokenizerError
@@ -64,6 +64,17 @@ class Finding:
     @property
     def sentence(self) -> str:
         return self.template.format(*self.args)
+
+    def text(self, translate: Callable[[str], str]) -> str:
+        """The sentence in another language: the template translated, the values put back (the words
+        among them, ARG_WORDS and an unnamed control byte's "byte", translated too)."""
+        def value(a: str) -> str:
+            if a in ARG_WORDS:
+                return translate(a)
+            if a.startswith("byte 0x"):
+                return translate("byte") + a[4:]
+            return a
+        return translate(self.template).format(*(value(a) for a in self.args))
 
 
 def _finding(rule: str, template: str, *args: object) -> Finding:

@@ -31,17 +31,8 @@ EXIT_SAME, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
 
 
 def finding_message(f: Finding) -> str:
-    """A board rule's sentence in the command line's language: its template from the catalog, its
-    values put back (the words among them, such as a control byte's name, translated too)."""
-    from ..board.causes import ARG_WORDS  # noqa: PLC0415
-
-    def value(a: str) -> str:
-        if a in ARG_WORDS:
-            return finding_text(a)
-        if a.startswith("byte 0x"):
-            return finding_text("byte") + a[4:]
-        return a
-    return finding_text(f.template).format(*(value(a) for a in f.args))
+    """A board rule's sentence in the command line's language (the catalog's msgctxt "finding")."""
+    return f.text(finding_text)
 
 
 def _ask(kind: str, prompt: str) -> str | None:

@@ -21,7 +21,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from ..analysis.encoded import TokenSpans
-from ..board.causes import ARG_WORDS, Finding
+from ..board.causes import Finding
 from ..board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
 from ..board.identify import Identification
 from ..board.printed import printed
@@ -115,15 +115,8 @@ def kind_rows(run: BoardRun, top: int = 30) -> list[tuple[str, ...]]:
 
 
 def finding_text(f: Finding) -> str:
-    """A rule's sentence in the window's language: its template translated, its values put back (the
-    words among them, such as a control byte's name, translated too)."""
-    def value(a: str) -> str:
-        if a in ARG_WORDS:
-            return tr(a)
-        if a.startswith("byte 0x"):
-            return tr("byte") + a[4:]
-        return a
-    return tr(f.template).format(*(value(a) for a in f.args))
+    """A rule's sentence in the window's language."""
+    return f.text(tr)
 
 
 def divergence_rows(d: TextDiff) -> list[tuple[str, ...]]:
