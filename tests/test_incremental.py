@@ -33,7 +33,7 @@ from conftest import cl100k_tiktoken_path, shared
 from corpus import CONTRACTIONS, DIGITS, EMOJI, MARKS, PUNCT, SPACES, WORDS, random_text
 from tokinspect.analysis.encoded import Analysis
 from tokinspect.analysis.incremental import anchor_before, anchor_from, eligible, reanalyze, splice_range
-from tokinspect.analysis.text import analyze
+from tokinspect.analysis.text import TRACE_AUTO_LIMIT, analyze
 from tokinspect.core.tokenizer import ENCODERS, Tokenizer
 
 INSERTS = ["a", "Z", "the", " ", "  ", "\n", "\r\n", "\n\n", "\nA", "A\n", "\n你", "你好\n", "e\u0301", "\u0301",
@@ -342,9 +342,12 @@ def test_window_repaints_what_a_full_repaint_shows(qtbot, tmp_path: Path) -> Non
     doc = win.doc
 
     def idle() -> bool:
+        # the trace is a second job, requested by a zero-delay timer after the analysis lands: idle
+        # only once it has landed too (else it can repaint the trace pane between the two grabs)
         return doc.analysis is not None and doc.analysis.text == win.text.text() and not doc.busy \
-            and not doc.trace_pending
+            and not doc.trace_pending and doc.trace is not None
 
+    assert len(text) <= TRACE_AUTO_LIMIT, "the text is traced on each keystroke"
     qtbot.waitUntil(idle, timeout=20_000)
     win.text.setFocus()
     rng = random.Random(42)
