@@ -20,9 +20,11 @@ LANGUAGES = {"en": "English", "zh_CN": "简体中文"}   # code -> the name the 
 SETTING = "view/language"
 
 
-def tr(text: str) -> str:
-    """The current language's `text` (the English source when no catalog has it)."""
-    return QCoreApplication.translate(CONTEXT, text)
+def tr(text: str, disambiguation: str | None = None) -> str:
+    """The current language's `text` (the English source when no catalog has it). `disambiguation`
+    (the .ts entry's <comment>) tells apart one English text read two ways: "special tokens" as a
+    row of counts (特殊 token 数) and as an aspect of a tokenizer (特殊 token)."""
+    return QCoreApplication.translate(CONTEXT, text, disambiguation)
 
 
 def system_language() -> str:

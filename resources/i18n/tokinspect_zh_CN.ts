@@ -1085,7 +1085,12 @@
     </message>
     <message>
         <source>special tokens</source>
+        <comment>count</comment>
         <translation>特殊 token 数</translation>
+    </message>
+    <message>
+        <source>special tokens</source>
+        <translation>特殊 token</translation>
     </message>
     <message>
         <source>tokens / char</source>
