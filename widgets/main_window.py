@@ -41,6 +41,7 @@ from tokinspect.window.document import (
     VocabModel,
 )
 from tokinspect.window.i18n import LANGUAGES, SETTING, tr
+from tokinspect.window.i18n import message as engine_message
 from tokinspect.window.workers import Runner, read_text_file
 
 from . import theme
@@ -565,6 +566,7 @@ class MainWindow(QMainWindow):
         self._update_busy()
 
     def _error(self, title: str, msg: str) -> None:
+        msg = engine_message(msg)   # the engine's and the loaders' refusals in the window's language
         if self.quiet_errors:
             self.statusBar().showMessage(f"{title}: {msg.splitlines()[0] if msg else ''}")
             print(f"tokinspect: {title}: {msg}", file=sys.stderr)

@@ -1084,6 +1084,11 @@
         <translation>token 数</translation>
     </message>
     <message>
+        <source>en</source>
+        <comment>the catalog's language code</comment>
+        <translation>zh_CN</translation>
+    </message>
+    <message>
         <source>special tokens</source>
         <comment>count</comment>
         <translation>特殊 token 数</translation>
