@@ -1084,8 +1084,26 @@
         <translation>token 数</translation>
     </message>
     <message>
+        <source>{n} divergent span covering {bytes} of {total} bytes; {same} tokens agree. A − B = {diff} tokens.</source>
+        <translation>{n} 处分歧片段，覆盖 {total} 字节中的 {bytes} 字节；{same} 个 token 一致。A − B = {diff} 个 token。</translation>
+    </message>
+    <message>
+        <source>{n} divergent spans covering {bytes} of {total} bytes; {same} tokens agree. A − B = {diff} tokens.</source>
+        <translation>{n} 处分歧片段，覆盖 {total} 字节中的 {bytes} 字节；{same} 个 token 一致。A − B = {diff} 个 token。</translation>
+    </message>
+    <message>
+        <source>en</source>
+        <comment>the catalog's language code</comment>
+        <translation>zh_CN</translation>
+    </message>
+    <message>
         <source>special tokens</source>
+        <comment>count</comment>
         <translation>特殊 token 数</translation>
+    </message>
+    <message>
+        <source>special tokens</source>
+        <translation>特殊 token</translation>
     </message>
     <message>
         <source>tokens / char</source>
