@@ -52,6 +52,7 @@ from tokinspect.board.remote import INPUTS  # noqa: E402
 from tokinspect.contract.samples import golden  # noqa: E402
 from tokinspect.core.tokenizer import ENCODERS  # noqa: E402
 from tokinspect.formats.chat_template import ROLES  # noqa: E402
+from tokinspect.gui import SAMPLE_TEXT  # noqa: E402
 from tokinspect.sampling.demo import LABEL as BIGRAM_LABEL  # noqa: E402
 from tokinspect.sampling.settings import PRESETS  # noqa: E402
 from tokinspect.window import i18n  # noqa: E402
@@ -77,7 +78,7 @@ FILE_NAME = re.compile(r"^[\w.\-]+\.(json|gguf|model|tiktoken|bin|txt)$")
 # words a cell may hold without being a word of the interface: the text's own, names, units
 # (the contract's golden samples and the chat's default messages are data the tables list, not interface)
 SAMPLES = golden(True, [str(a["content"]) for a in Tokenizer.default().added_tokens])
-DATA = [TEXT, *(m["content"] for m in DEFAULT_MESSAGES),
+DATA = [TEXT, SAMPLE_TEXT, *(m["content"] for m in DEFAULT_MESSAGES),
         *(f"{x.category} " + (x.text.decode("utf-8", "backslashreplace") if isinstance(x.text, bytes) else x.text)
           for x in SAMPLES)]
 CELL_WORDS = {*(w for t in DATA for w in re.findall(r"[A-Za-z]+", t)),
@@ -192,9 +193,20 @@ def tour(qtbot, win, tmp_path) -> list[tuple[str, str]]:
         win.sampling.pane.preset.setCurrentText(name)
         qtbot.waitUntil(lambda: win.sampling_model.view is not None and not win.sampling_model.busy, timeout=WAIT)
         collect(f"sampling-{name}")
-    # Compare against a GGUF: llama.cpp's recipe line beside the tokenizer.json's
+    # Compare with another encoder on B over the screenshots' text (greedy splits it otherwise): the summary
+    # of the divergent spans and their rows
     win.tabs.setCurrentWidget(win.compare)
     cm = win.compare_model
+    win.set_text(SAMPLE_TEXT)
+    win.compare.encoder_b.setCurrentText("greedy")
+    qtbot.waitUntil(lambda: cm.result is not None and cm.result.a.text == SAMPLE_TEXT
+                    and not cm.result.comparison.same and not cm.busy, timeout=WAIT)
+    collect("compare-greedy")
+    win.compare.encoder_b.setCurrentText("bpe")
+    win.set_text(TEXT)
+    qtbot.waitUntil(lambda: cm.result is not None and cm.result.a.text == TEXT and cm.result.comparison.same
+                    and not cm.busy, timeout=WAIT)
+    # Compare against a GGUF: llama.cpp's recipe line beside the tokenizer.json's
     cm.load_b(str(member("ggml-vocab-qwen2.gguf")))
     qtbot.waitUntil(lambda: cm.tok_b is not None and cm.result is not None and not cm.busy, timeout=WAIT)
     collect("compare-gguf")
@@ -277,6 +289,8 @@ def test_every_visible_string_is_translated(qtbot, tmp_path, monkeypatch):
     # the exemptions stay exemptions: most texts are words, and they were translated
     assert sum(1 for (_, e), z in pairs if e != z) > len(pairs) // 3
     assert any("分词器" in z for _, z in zh) and any("词表" in z for _, z in zh)
+    # the divergent spans' summary was on screen (and so compared above)
+    assert any("divergent span" in e for (w, e), _z in pairs if w.startswith("compare-greedy/"))
     # a failure is its reason, never a traceback (the Board's connection error carried one)
     assert not [t for _, t in en + zh if "Traceback" in t]
     # mixed texts: llama.cpp's recipe line beside the GGUF is words of the interface around the files' values
