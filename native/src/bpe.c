@@ -14,6 +14,12 @@
  */
 #include "bpe.h"
 #include "spm.h"
+#include "bpe_bt.h"
+
+/* Chunks from this length on go to the backtracking encoder (bpe_bt.c) when the vocabulary qualifies:
+ * it is linear in the chunk, the heap O(n log n) with a larger constant; shorter chunks are cheap either
+ * way and mostly served by the chunk cache. */
+#define BT_MIN_LEN 256
 
 void tc_bpe_scratch_free(tc_bpe_scratch *sc) {
     free(sc->syms);
@@ -210,6 +216,15 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         if (id >= 0) {
             if (tr && trace_push_sym(tr, (uint32_t)id) != 0) return -1;
             return emit(sc, (uint32_t)id, 0, (uint32_t)len);
+        }
+    }
+
+    if (!tr && len >= BT_MIN_LEN && (m->kind == TC_MODEL_BPE_MERGES || m->kind == TC_MODEL_BPE_RANK)) {
+        const tc_bt *bt = tc_bt_get(tok, rank_mode);
+        if (tc_bt_usable(bt)) {
+            int r = tc_bt_chunk(tok, bt, sc, chunk, len, rank_mode);
+            if (r <= 0) return r;
+            sc->nout = 0;   /* it gave up: the heap decides */
         }
     }
 

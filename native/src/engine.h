@@ -247,6 +247,9 @@ struct tc_tokenizer {
      * first use and published with a compare-and-swap; its entries are
      * immutable once published, so readers take no lock */
     _Atomic(struct tc_chunk_cache *) chunk_cache;
+    /* the backtracking encoder's tables per mode (0 merges, 1 rank), bpe_bt.c: built on the first long
+     * chunk and published with a compare-and-swap, immutable after */
+    _Atomic(struct tc_bt *) bt[2];
 };
 
 /* vocab.c */

@@ -12,6 +12,7 @@
 #include "unicode.h"
 #include "spm_model.h"
 #include "chunk_cache.h"
+#include "bpe_bt.h"
 #include <stdio.h>
 
 tc_tokenizer *tc_tokenizer_new(void) {
@@ -21,12 +22,14 @@ tc_tokenizer *tc_tokenizer_new(void) {
     for (int i = 0; i < 256; i++) { t->model.byte_ids[i] = -1; t->model.fallback_ids[i] = -1; }
     for (int i = 0; i < TC_IX_COUNT; i++) atomic_init(&t->ix_state[i], TC_IX_ABSENT);
     atomic_init(&t->chunk_cache, NULL);
+    for (int i = 0; i < 2; i++) atomic_init(&t->bt[i], NULL);
     return t;
 }
 
 void tc_free(tc_tokenizer *t) {
     if (!t) return;
     tc_chunk_cache_free(atomic_load_explicit(&t->chunk_cache, memory_order_acquire));
+    for (int i = 0; i < 2; i++) tc_bt_free(atomic_load_explicit(&t->bt[i], memory_order_acquire));
     tc_vocab_free(&t->model.vocab);
     free(t->model.scores);
     tc_pairmap_free(&t->model.merges);

@@ -1,0 +1,190 @@
+"""Long single chunks: ids and char offsets equal the reference's on words of 10-200 KB.
+
+A chunk of 256 bytes or more goes to the backtracking encoder (native/src/bpe_bt.c) when the vocabulary
+qualifies, else to the heap; both must give HF `tokenizers`' tokens (and tiktoken's for the rank
+encoder). The words: concatenations of a real vocabulary's own tokens, repetitions of short units,
+CJK runs, mixed scripts, runs of one char (the worst cases: 200,000 `x` and spaces at full size), on
+Qwen3 (core: the shared file or its rebuild from qwen.tiktoken), cl100k (HF's conversion of tiktoken's
+file, and the file itself with the rank encoder), Llama-3.2 and SentencePiece-style Phi-3 (shared data);
+plus vocabularies trained here and two built to fail the encoder's conditions (a merge ranked before
+its part's merge, a token made by two merges), where the heap must answer.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_same, cl100k_tiktoken_path, pair, shared
+
+
+def _letter_tokens(hf, rng: random.Random, k: int) -> list[str]:
+    """k random tokens of hf's vocabulary that decode to letters only (so a concatenation stays one
+    chunk under the split patterns here), the space-marked ones with their marker dropped."""
+    words = []
+    vocab = list(hf.get_vocab())
+    while len(words) < k:
+        s = hf.decode([hf.token_to_id(rng.choice(vocab))])
+        s = s.strip()
+        if s.isalpha() and s.isprintable():
+            words.append(s)
+    return words
+
+
+def _long_words(hf, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    toks = _letter_tokens(hf, rng, 4000)
+    texts = []
+    for n in (10_000, 60_000):
+        s = ""
+        while len(s) < n:
+            s += rng.choice(toks)
+        texts.append(s)
+    unit_pool = toks[:200]
+    for n in (3_000, 20_000):
+        u = rng.choice(unit_pool)[: rng.randint(1, 4)]
+        texts.append(u * (n // len(u)))
+        texts.append("".join(rng.choice(unit_pool[:3]) for _ in range(n // 4)))   # few units, mixed
+    cjk = [chr(c) for c in range(0x4E00, 0x4E00 + 300)]
+    texts.append("".join(rng.choices(cjk, k=20_000)))
+    texts.append("".join(rng.choices(cjk[:4], k=20_000)))
+    mixed = list(string.ascii_letters) + list("éüñßøåçΩλжшщあいうアイウ가나다") + ["\u0301", "\u0308"]
+    texts.append("".join(rng.choices(mixed, k=30_000)))
+    for ch in (" ", "\n", "=", "x", "ab", "\t"):
+        texts.append(ch * rng.randint(300, 20_000))
+    texts.append("".join(rng.choices("ab", k=50_000)))
+    return texts
+
+
+@pytest.fixture(scope="module")
+def qwen3_pair(qwen3_json: Path):
+    return pair(qwen3_json)
+
+
+@pytest.fixture(scope="module")
+def cl100k_pair(cl100k_json: Path):
+    return pair(cl100k_json)
+
+
+def _check(path: Path, seed: int, label: str, pair_=None) -> None:
+    ours, hf = pair_ or pair(path)
+    texts = _long_words(hf, seed)
+    assert_same(ours, hf, texts, label=label)
+    # a fresh handle hit by two threads at once builds its tables once and answers the same
+    fresh, _ = pair(path)
+    encs = fresh.encode_batch(texts, False, threads=2)
+    ref = ours.encode_batch(texts, False, threads=1)
+    assert [e.ids.tolist() for e in encs] == [e.ids.tolist() for e in ref], label
+
+
+def test_qwen3_long_words(qwen3_json: Path, qwen3_pair) -> None:
+    _check(qwen3_json, 1, "qwen3", qwen3_pair)
+
+
+def test_cl100k_long_words(cl100k_json: Path, cl100k_pair) -> None:
+    _check(cl100k_json, 2, "cl100k", cl100k_pair)
+
+
+def test_llama3_long_words(llama3_json: Path) -> None:
+    _check(llama3_json, 3, "llama3")
+
+
+def test_sentencepiece_bpe_long_words() -> None:
+    """Phi-3 (Llama-2 vocabulary, byte fallback, no byte-level): the heap's path on long chunks."""
+    _check(shared("onnxruntime-extensions", "phi-3-mini", "tokenizer.json"), 4, "phi3")
+
+
+@pytest.mark.parametrize("case", ["200k x", "200k spaces"])
+def test_worst_cases_full_size(qwen3_pair, cl100k_pair, case: str) -> None:
+    text = ("x" if case == "200k x" else " ") * 200_000
+    for name, (ours, hf) in (("qwen3", qwen3_pair), ("cl100k", cl100k_pair)):
+        assert_same(ours, hf, [text, "y" + text], label=f"{name} {case}")
+
+
+def test_random_letter_word(qwen3_pair) -> None:
+    """A 400 KB word of random letters (the benchmark's 10 MB worst case, a 25th of it)."""
+    rng = random.Random(17)
+    ours, hf = qwen3_pair
+    assert_same(ours, hf, ["".join(rng.choices(string.ascii_letters, k=400_000))], label="qwen3 400 KB word")
+
+
+def test_rank_encoder_long_words() -> None:
+    """cl100k's own file (rank BPE, the cl100k preset) on long words: tiktoken's ids. tiktoken's merge
+    loop is quadratic in a piece, so these words stay at a few KB."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    from conftest import CL100K_PATTERN
+    from tokinspect import Tokenizer
+
+    path = cl100k_tiktoken_path()
+    ranks = load_tiktoken_bpe(str(path))
+    tt = tiktoken.Encoding("cl100k_file", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    ours = Tokenizer.from_file(path, preset="cl100k")
+    rng = random.Random(5)
+    toks = [t.decode("utf-8", "replace") for t in rng.sample(sorted(ranks), 20_000)]
+    toks = [t for t in toks if t.isalpha()]
+    texts = ["".join(rng.choices(toks, k=n)) for n in (100, 400, 900)]
+    texts += ["x" * 5000, "ab" * 2500, "".join(rng.choices("abc", k=5000)), " " * 5000]
+    for t in texts:
+        for encoder in ("bpe", "rank"):
+            assert ours.encode(t, False, encoder=encoder).ids.tolist() == tt.encode_ordinary(t), \
+                (encoder, t[:60], len(t))
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_trained_small_vocabularies(tmp_path: Path, seed: int) -> None:
+    """BPE vocabularies trained by HF on seeded text over a few letters (deep merges, many tokens of
+    one alphabet): every long word over those letters equals HF."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    rng = random.Random(seed)
+    alphabet = "abcde"[: 2 + seed % 3]
+    corpus = ["".join(rng.choices(alphabet, weights=range(len(alphabet), 0, -1), k=rng.randint(5, 400)))
+              for _ in range(3000)]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=1500, show_progress=False,
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    path = tmp_path / "trained.json"
+    tok.save(str(path))
+    ours, hf = pair(path)
+    texts = ["".join(rng.choices(alphabet, k=n)) for n in (300, 3000, 30_000, 60_000)]
+    texts += [c * 5000 for c in alphabet] + [alphabet * 3000]
+    assert_same(ours, hf, texts, label=f"trained {alphabet}")
+
+
+def _byte_level_file(tmp_path: Path, extra: list[str], merges: list[tuple[str, str]]) -> Path:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    vocab = {c: i for i, c in enumerate(sorted(alphabet))}
+    for s in extra:
+        vocab[s] = len(vocab)
+    tok = Tokenizer(models.BPE(vocab, merges))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    tok.decoder = decoders.ByteLevel()
+    path = tmp_path / "built.json"
+    tok.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize("kind", ["merge before its part", "two merges make one token"])
+def test_vocabularies_the_encoder_refuses(tmp_path: Path, kind: str) -> None:
+    """Files outside the backtracking encoder's conditions: the heap answers, as HF."""
+    if kind == "merge before its part":
+        # "ab b" ranks before "a b": "abb" is made only after "ab", out of rank order
+        path = _byte_level_file(tmp_path, ["ab", "abb", "bb"], [("ab", "b"), ("a", "b"), ("b", "b")])
+        units = ["a", "b", "ab", "abb"]
+    else:
+        # "abc" from "ab c" and from "a bc"
+        path = _byte_level_file(tmp_path, ["ab", "bc", "abc"], [("b", "c"), ("a", "bc"), ("a", "b"), ("ab", "c")])
+        units = ["a", "b", "c", "ab", "bc"]
+    ours, hf = pair(path)
+    rng = random.Random(7)
+    texts = ["".join(rng.choices(units, k=n)) for n in (200, 2000, 20_000)]
+    assert_same(ours, hf, texts, label=kind)
