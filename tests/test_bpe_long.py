@@ -1,8 +1,9 @@
 """Long single chunks: ids and char offsets equal the reference's on words of 10-200 KB.
 
 A chunk of 256 bytes or more goes to the backtracking encoder (native/src/bpe_bt.c) when the vocabulary
-qualifies, else to the heap; both must give HF `tokenizers`' tokens (and tiktoken's for the rank
-encoder). The words: concatenations of a real vocabulary's own tokens, repetitions of short units,
+qualifies and the handle has built its tables (after 1 MiB of long chunks), else to the heap; both must
+give HF `tokenizers`' tokens (and tiktoken's for the rank encoder, whose cl100k file the encoder refuses:
+its ranks do not follow the order in which BPE makes the tokens). The words: concatenations of a real vocabulary's own tokens, repetitions of short units,
 CJK runs, mixed scripts, runs of one char (the worst cases: 200,000 `x` and spaces at full size), on
 Qwen3 (core: the shared file or its rebuild from qwen.tiktoken), cl100k (HF's conversion of tiktoken's
 file, and the file itself with the rank encoder), Llama-3.2 and SentencePiece-style Phi-3 (shared data);
@@ -59,33 +60,64 @@ def _long_words(hf, seed: int) -> list[str]:
     return texts
 
 
+# a handle builds the backtracking tables once its long chunks add up to 1 MiB (bpe.c BT_BUILD_LEN); until
+# then the heap encodes them. One chunk of that size builds them at once.
+WARM = "x" * (1 << 20)
+
+
+def _warm(ours):
+    ours.encode_ids(WARM, False)
+    return ours
+
+
 @pytest.fixture(scope="module")
 def qwen3_pair(qwen3_json: Path):
-    return pair(qwen3_json)
+    ours, hf = pair(qwen3_json)
+    return _warm(ours), hf
 
 
 @pytest.fixture(scope="module")
 def cl100k_pair(cl100k_json: Path):
-    return pair(cl100k_json)
+    ours, hf = pair(cl100k_json)
+    return _warm(ours), hf
 
 
-def _check(path: Path, seed: int, label: str, pair_=None) -> None:
-    ours, hf = pair_ or pair(path)
+class _Answers:
+    """HF's encodings of a list of texts, computed once, for assert_same."""
+
+    def __init__(self, hf, texts: list[str]) -> None:
+        self.texts = texts
+        self.encs = hf.encode_batch(texts, add_special_tokens=False)
+
+    def encode_batch(self, texts, add_special_tokens: bool = False):
+        assert texts == self.texts and not add_special_tokens
+        return self.encs
+
+
+def _check(path: Path, seed: int, label: str, hf=None) -> None:
+    """A fresh handle (the heap, and runs of one byte through their own table) and the same handle warmed
+    (the backtracking encoder's whole table) both equal HF;
+    a fresh handle encoding the warm-up and the words on two threads at once answers the same."""
+    from tokinspect import Tokenizer
+
+    if hf is None:
+        _, hf = pair(path)
     texts = _long_words(hf, seed)
-    assert_same(ours, hf, texts, label=label)
-    # a fresh handle hit by two threads at once builds its tables once and answers the same
-    fresh, _ = pair(path)
-    encs = fresh.encode_batch(texts, False, threads=2)
-    ref = ours.encode_batch(texts, False, threads=1)
-    assert [e.ids.tolist() for e in encs] == [e.ids.tolist() for e in ref], label
+    ref = _Answers(hf, texts)
+    ours = Tokenizer.from_file(path)
+    assert_same(ours, ref, texts, label=f"{label} (fresh handle)")
+    assert_same(_warm(ours), ref, texts, label=f"{label} (warmed)")
+    fresh = Tokenizer.from_file(path)
+    encs = fresh.encode_batch([WARM, *texts], False, threads=2)[1:]
+    assert [e.ids.tolist() for e in encs] == [list(h.ids) for h in ref.encs], label
 
 
 def test_qwen3_long_words(qwen3_json: Path, qwen3_pair) -> None:
-    _check(qwen3_json, 1, "qwen3", qwen3_pair)
+    _check(qwen3_json, 1, "qwen3", qwen3_pair[1])
 
 
 def test_cl100k_long_words(cl100k_json: Path, cl100k_pair) -> None:
-    _check(cl100k_json, 2, "cl100k", cl100k_pair)
+    _check(cl100k_json, 2, "cl100k", cl100k_pair[1])
 
 
 def test_llama3_long_words(llama3_json: Path) -> None:
@@ -98,10 +130,16 @@ def test_sentencepiece_bpe_long_words() -> None:
 
 
 @pytest.mark.parametrize("case", ["200k x", "200k spaces"])
-def test_worst_cases_full_size(qwen3_pair, cl100k_pair, case: str) -> None:
+def test_worst_cases_full_size(qwen3_json: Path, cl100k_json: Path, qwen3_pair, cl100k_pair, case: str) -> None:
+    """On a warmed handle (the whole table) and on a fresh one (a table of that byte's runs alone)."""
+    from tokinspect import Tokenizer
+
     text = ("x" if case == "200k x" else " ") * 200_000
-    for name, (ours, hf) in (("qwen3", qwen3_pair), ("cl100k", cl100k_pair)):
-        assert_same(ours, hf, [text, "y" + text], label=f"{name} {case}")
+    for name, path, (ours, hf) in (("qwen3", qwen3_json, qwen3_pair), ("cl100k", cl100k_json, cl100k_pair)):
+        texts = [text, "y" + text]
+        ref = _Answers(hf, texts)
+        assert_same(ours, ref, texts, label=f"{name} {case}")
+        assert_same(Tokenizer.from_file(path), ref, texts, label=f"{name} {case} (fresh handle)")
 
 
 def test_random_letter_word(qwen3_pair) -> None:
@@ -123,7 +161,7 @@ def test_rank_encoder_long_words() -> None:
     path = cl100k_tiktoken_path()
     ranks = load_tiktoken_bpe(str(path))
     tt = tiktoken.Encoding("cl100k_file", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={})
-    ours = Tokenizer.from_file(path, preset="cl100k")
+    ours = _warm(Tokenizer.from_file(path, preset="cl100k"))
     rng = random.Random(5)
     toks = [t.decode("utf-8", "replace") for t in rng.sample(sorted(ranks), 20_000)]
     toks = [t for t in toks if t.isalpha()]
@@ -153,6 +191,7 @@ def test_trained_small_vocabularies(tmp_path: Path, seed: int) -> None:
     path = tmp_path / "trained.json"
     tok.save(str(path))
     ours, hf = pair(path)
+    _warm(ours)
     texts = ["".join(rng.choices(alphabet, k=n)) for n in (300, 3000, 30_000, 60_000)]
     texts += [c * 5000 for c in alphabet] + [alphabet * 3000]
     assert_same(ours, hf, texts, label=f"trained {alphabet}")
@@ -185,6 +224,7 @@ def test_vocabularies_the_encoder_refuses(tmp_path: Path, kind: str) -> None:
         path = _byte_level_file(tmp_path, ["ab", "bc", "abc"], [("b", "c"), ("a", "bc"), ("a", "b"), ("ab", "c")])
         units = ["a", "b", "c", "ab", "bc"]
     ours, hf = pair(path)
+    _warm(ours)
     rng = random.Random(7)
     texts = ["".join(rng.choices(units, k=n)) for n in (200, 2000, 20_000)]
     assert_same(ours, hf, texts, label=kind)

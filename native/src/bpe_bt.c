@@ -36,6 +36,7 @@ typedef struct tc_bt_tok {
     uint32_t sl, sr;          /* the two tokens of its last merge (itself for a single byte) */
     uint32_t len;             /* bytes */
     uint32_t prefix;          /* the longest made token that is a proper prefix of it, NONE */
+    uint32_t vid;             /* its vocabulary id (a run's table numbers its few tokens itself) */
 } tc_bt_tok;
 
 typedef struct tc_bt_node {
@@ -105,7 +106,7 @@ static inline uint32_t pair_rank(const tc_tokenizer *tok, const tc_bt *bt, int r
                                  size_t p, uint32_t a, uint32_t b) {
     const tc_model *m = &tok->model;
     if (!rank_mode) {
-        const tc_merge *mg = tc_pairmap_get(&m->merges, a, b);
+        const tc_merge *mg = tc_pairmap_get(&m->merges, bt->t[a].vid, bt->t[b].vid);
         return mg ? 256 + mg->rank : NONE;
     }
     int64_t id = tc_strmap_find(&m->by_bytes, &m->vocab, 1, text + p - bt->t[a].len, (size_t)bt->t[a].len + bt->t[b].len);
@@ -268,6 +269,7 @@ static tc_bt *bt_build(const tc_tokenizer *tok, int rank_mode) {
     size_t total = 1;
     for (uint32_t i = 0; i < n; i++) {
         bt->t[i].rk = bt->t[i].sl = bt->t[i].sr = bt->t[i].prefix = NONE;
+        bt->t[i].vid = i;
         bt->t[i].len = m->vocab.entries[i].bytes_len;
     }
     int q = rank_mode ? derive_rank(tok, bt) : derive_merges(tok, bt);
@@ -320,11 +322,11 @@ oom:
     return NULL;
 }
 
-const tc_bt *tc_bt_get(const tc_tokenizer *tok, int rank_mode) {
+const tc_bt *tc_bt_get(const tc_tokenizer *tok, int rank_mode, int build) {
     tc_tokenizer *t = (tc_tokenizer *)tok;   /* the lazily built table is the handle's only mutable part */
     _Atomic(tc_bt *) *slot = &t->bt[rank_mode ? 1 : 0];
     tc_bt *bt = atomic_load_explicit(slot, memory_order_acquire);
-    if (bt) return bt;
+    if (bt || !build) return bt;
     tc_bt *mine = bt_build(tok, rank_mode);
     if (!mine) return NULL;   /* out of memory: the heap serves, a later call tries again */
     tc_bt *expect = NULL;
@@ -332,6 +334,109 @@ const tc_bt *tc_bt_get(const tc_tokenizer *tok, int rank_mode) {
         return mine;
     tc_bt_free(mine);   /* another thread's table was published first */
     return expect;
+}
+
+/* A table for a chunk that repeats one byte (200,000 `x`, a run of spaces) on a handle that has not built
+ * the whole one: only the tokens that are runs of that byte can appear, and every merge of two of them
+ * makes a third, so the conditions above are checked on those alone (merges files). NULL when out of
+ * memory; not usable when the vocabulary does not qualify. */
+tc_bt *tc_bt_run(const tc_tokenizer *tok, uint8_t byte) {
+    const tc_model *m = &tok->model;
+    tc_bt *bt = calloc(1, sizeof *bt);
+    if (!bt) return NULL;
+    if (!tok->byte_level || m->cont_prefix_len || m->eow_suffix_len || !m->merges.slots ||
+        m->byte_ids[byte] < 0 || (uint64_t)m->byte_ids[byte] >= m->vocab.n) return bt;
+    uint32_t maxlen = 1;
+    for (uint32_t i = 0; i < m->vocab.n; i++)
+        if (m->vocab.entries[i].bytes_len > maxlen) maxlen = m->vocab.entries[i].bytes_len;
+    /* vid_of[k]: the id of the run of k bytes, NONE; the stored string is the byte's char k times */
+    uint8_t u[4];
+    int ul = tc_utf8_encode(tc_byte_to_cp(byte), u);
+    uint32_t *vid_of = alloc_n((size_t)maxlen + 1, sizeof *vid_of);
+    uint8_t *str = alloc_n((size_t)maxlen, 4);
+    uint32_t *local = alloc_n((size_t)maxlen + 1, sizeof *local);   /* k -> local number, NONE */
+    bt->t = alloc_n((size_t)maxlen + 1, sizeof *bt->t);
+    if (!vid_of || !str || !local || !bt->t) goto oom;
+    uint32_t n = 0;
+    size_t total = 0;
+    for (uint32_t k = 1; k <= maxlen; k++) {
+        memcpy(str + (size_t)(k - 1) * (size_t)ul, u, (size_t)ul);
+        int64_t id = k == 1 ? m->byte_ids[byte] : tc_vocab_find(&m->vocab, str, (size_t)k * (size_t)ul);
+        vid_of[k] = NONE;
+        local[k] = NONE;
+        if (id < 0 || m->vocab.entries[id].bytes_len != k) continue;
+        vid_of[k] = (uint32_t)id;
+        local[k] = n;
+        tc_bt_tok *x = &bt->t[n++];
+        x->rk = x->sl = x->sr = x->prefix = NONE;
+        x->vid = (uint32_t)id;
+        x->len = k;
+        total += k;
+    }
+    bt->n = n;
+    if (local[1] != 0) goto done;   /* the byte's token is not the byte (cannot happen on a byte-level file) */
+    bt->t[0].rk = byte;
+    bt->t[0].sl = bt->t[0].sr = 0;
+    /* each longer run's producing merge (one at most), then made or not in rank order */
+    uint32_t *rank = alloc_n(n, sizeof *rank), *order = alloc_n(n, sizeof *order);
+    uint32_t *pa = alloc_n(n, sizeof *pa), *pb = alloc_n(n, sizeof *pb);
+    if (!rank || !order || !pa || !pb) { free(rank); free(order); free(pa); free(pb); goto oom; }
+    int ok = 1;
+    uint32_t nord = 0;
+    for (uint32_t j = 1; j < n && ok; j++) {
+        uint32_t k = bt->t[j].len, found = 0;
+        rank[j] = NONE;
+        for (uint32_t i = 1; i < k; i++) {
+            if (local[i] == NONE || local[k - i] == NONE) continue;
+            const tc_merge *mg = tc_pairmap_get(&m->merges, vid_of[i], vid_of[k - i]);
+            if (!mg) continue;
+            if (mg->new_id != bt->t[j].vid || found++) { ok = 0; break; }   /* HF's stale-entry rule */
+            rank[j] = mg->rank;
+            pa[j] = local[i];
+            pb[j] = local[k - i];
+        }
+        if (found && ok) order[nord++] = j;
+    }
+    /* by rank (few tokens: insertion sort) */
+    for (uint32_t i = 1; i < nord; i++) {
+        uint32_t x = order[i], k = i;
+        while (k > 0 && rank[order[k - 1]] > rank[x]) { order[k] = order[k - 1]; k--; }
+        order[k] = x;
+    }
+    for (uint32_t i = 0; i < nord && ok; i++) {
+        uint32_t c = order[i], a = pa[c], b = pb[c];
+        if (bt->t[a].rk == NONE || bt->t[b].rk == NONE) continue;
+        if (rank[c] > UINT32_MAX - 512) { ok = 0; break; }
+        if (is_valid(tok, bt, 0, NULL, 0, a, b, 256 + rank[c])) {
+            bt->t[c].rk = 256 + rank[c];
+            bt->t[c].sl = a;
+            bt->t[c].sr = b;
+        }
+    }
+    for (uint32_t i = 0; i < nord && ok; i++) {
+        uint32_t c = order[i], a = pa[c], b = pb[c];
+        if (bt->t[a].rk != NONE && bt->t[b].rk != NONE && (bt->t[a].rk >= 256 + rank[c] || bt->t[b].rk >= 256 + rank[c]))
+            ok = 0;
+    }
+    free(rank); free(order); free(pa); free(pb);
+    if (!ok) goto done;
+    bt->nodes_cap = total;
+    bt->nodes = alloc_n(total, sizeof *bt->nodes);
+    bt->l2 = alloc_n(65536, sizeof *bt->l2);
+    if (!bt->nodes || !bt->l2) goto oom;
+    for (int i = 0; i < 256; i++) bt->l1[i] = NONE;
+    for (size_t i = 0; i < 65536; i++) bt->l2[i] = NONE;
+    /* shortest first, as trie_add wants */
+    for (uint32_t j = 0; j < n; j++)
+        if (bt->t[j].rk != NONE) trie_add(bt, tc_entry_bytes(&m->vocab, bt->t[j].vid), bt->t[j].len, j);
+    bt->ok = 1;
+done:
+    free(vid_of); free(str); free(local);
+    return bt;
+oom:
+    free(vid_of); free(str); free(local);
+    tc_bt_free(bt);
+    return NULL;
 }
 
 int tc_bt_usable(const tc_bt *bt) { return bt && bt->ok; }
@@ -388,5 +493,6 @@ int tc_bt_chunk(const tc_tokenizer *tok, const tc_bt *bt, tc_bpe_scratch *sc, co
             break;
         }
     }
+    for (size_t i = 0; i < sc->nout; i++) sc->out[i].id = bt->t[sc->out[i].id].vid;
     return 0;
 }

@@ -250,6 +250,7 @@ struct tc_tokenizer {
     /* the backtracking encoder's tables per mode (0 merges, 1 rank), bpe_bt.c: built on the first long
      * chunk and published with a compare-and-swap, immutable after */
     _Atomic(struct tc_bt *) bt[2];
+    atomic_size_t bt_heap_bytes;   /* long-chunk bytes the heap encoded while bt was not built (bpe.c) */
 };
 
 /* vocab.c */

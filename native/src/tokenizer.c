@@ -23,6 +23,7 @@ tc_tokenizer *tc_tokenizer_new(void) {
     for (int i = 0; i < TC_IX_COUNT; i++) atomic_init(&t->ix_state[i], TC_IX_ABSENT);
     atomic_init(&t->chunk_cache, NULL);
     for (int i = 0; i < 2; i++) atomic_init(&t->bt[i], NULL);
+    atomic_init(&t->bt_heap_bytes, 0);
     return t;
 }
 
