@@ -212,9 +212,21 @@ def _byte_level_file(tmp_path: Path, extra: list[str], merges: list[tuple[str, s
     return path
 
 
-@pytest.mark.parametrize("kind", ["merge before its part", "two merges make one token"])
+@pytest.mark.parametrize("kind", ["merge before its part", "two merges make one token", "two merges make one run"])
 def test_vocabularies_the_encoder_refuses(tmp_path: Path, kind: str) -> None:
-    """Files outside the backtracking encoder's conditions: the heap answers, as HF."""
+    """Files outside the backtracking encoder's conditions: the heap answers, as HF (on a fresh handle, whose
+    runs of one byte get their own table, and warmed)."""
+    from tokinspect import Tokenizer
+
+    if kind == "two merges make one run":
+        # "xxx" from "xx x" and from "x xx"
+        path = _byte_level_file(tmp_path, ["xx", "xxx", "xxxx"], [("x", "x"), ("xx", "x"), ("x", "xx"), ("xx", "xx")])
+        texts = ["x" * n for n in (256, 257, 1001, 30_000)]
+        _, hf = pair(path)
+        ref = _Answers(hf, texts)
+        assert_same(Tokenizer.from_file(path), ref, texts, label=f"{kind} (fresh handle)")
+        assert_same(_warm(Tokenizer.from_file(path)), ref, texts, label=kind)
+        return
     if kind == "merge before its part":
         # "ab b" ranks before "a b": "abb" is made only after "ab", out of rank order
         path = _byte_level_file(tmp_path, ["ab", "abb", "bb"], [("ab", "b"), ("a", "b"), ("b", "b")])
