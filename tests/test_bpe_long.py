@@ -1,9 +1,9 @@
 """Long single chunks: ids and char offsets equal the reference's on words of 10-200 KB.
 
-A chunk of 256 bytes or more goes to the backtracking encoder (native/src/bpe_bt.c) when the vocabulary
-qualifies and the handle has built its tables (after 1 MiB of long chunks), else to the heap; both must
-give HF `tokenizers`' tokens (and tiktoken's for the rank encoder, whose cl100k file the encoder refuses:
-its ranks do not follow the order in which BPE makes the tokens). The words: concatenations of a real vocabulary's own tokens, repetitions of short units,
+A chunk of 4 KiB or more goes to the backtracking encoder (native/src/bpe_bt.c) when the vocabulary
+qualifies and the handle has built its tables (after 1 MiB of such chunks), or when it repeats one byte
+(a table of that byte's runs alone), else to the heap; each must give HF `tokenizers`' tokens (the rank
+encoder, tiktoken's rule, always runs the heap: tiktoken's ids). The words: concatenations of a real vocabulary's own tokens, repetitions of short units,
 CJK runs, mixed scripts, runs of one char (the worst cases: 200,000 `x` and spaces at full size), on
 Qwen3 (core: the shared file or its rebuild from qwen.tiktoken), cl100k (HF's conversion of tiktoken's
 file, and the file itself with the rank encoder), Llama-3.2 and SentencePiece-style Phi-3 (shared data);
@@ -60,7 +60,7 @@ def _long_words(hf, seed: int) -> list[str]:
     return texts
 
 
-# a handle builds the backtracking tables once its long chunks add up to 1 MiB (bpe.c BT_BUILD_LEN); until
+# a handle builds the backtracking tables once its chunks of 4 KiB or more add up to 1 MiB (bpe.c); until
 # then the heap encodes them. One chunk of that size builds them at once.
 WARM = "x" * (1 << 20)
 
@@ -221,7 +221,7 @@ def test_vocabularies_the_encoder_refuses(tmp_path: Path, kind: str) -> None:
     if kind == "two merges make one run":
         # "xxx" from "xx x" and from "x xx"
         path = _byte_level_file(tmp_path, ["xx", "xxx", "xxxx"], [("x", "x"), ("xx", "x"), ("x", "xx"), ("xx", "xx")])
-        texts = ["x" * n for n in (256, 257, 1001, 30_000)]
+        texts = ["x" * n for n in (4096, 4097, 10_001, 30_000)]
         _, hf = pair(path)
         ref = _Answers(hf, texts)
         assert_same(Tokenizer.from_file(path), ref, texts, label=f"{kind} (fresh handle)")

@@ -17,11 +17,13 @@
 #include "bpe_bt.h"
 
 /* Chunks from BT_MIN_LEN bytes on go to the backtracking encoder (bpe_bt.c) when the vocabulary
- * qualifies: it is linear in the chunk, the heap O(n log n) with a larger constant; shorter chunks are
- * cheap either way and mostly served by the chunk cache. Its tables cost about what the heap spends on
- * BT_BUILD_LEN bytes of long chunks (native/NOTES.md), so they are built once a handle has seen that
- * much: in one chunk, or in long chunks added up. */
-#define BT_MIN_LEN 256
+ * qualifies: it is linear in the chunk, the heap O(n log n) with a larger constant. Shorter chunks (CJK
+ * sentences, long words) stay on the heap, which is as fast there, and do not count towards building the
+ * tables: those cost about what the heap spends on BT_BUILD_LEN bytes of long chunks (native/NOTES.md),
+ * so a handle builds them once its long chunks add up to that much, in one chunk or several. The rank
+ * encoder (tiktoken's rule) always uses the heap: its files rank tokens out of the order BPE makes them
+ * (cl100k: 43,674 such pairs), which the encoder's check refuses after paying for the tables. */
+#define BT_MIN_LEN 4096
 #define BT_BUILD_LEN ((size_t)1 << 20)
 
 /* The index of the first byte of p[0..n) that is not c, n if none. */
@@ -240,16 +242,16 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         }
     }
 
-    if (!tr && len >= BT_MIN_LEN && (m->kind == TC_MODEL_BPE_MERGES || m->kind == TC_MODEL_BPE_RANK)) {
+    if (!tr && !rank_mode && len >= BT_MIN_LEN && m->kind == TC_MODEL_BPE_MERGES) {
         const tc_bt *bt = long_chunk_tables(tok, rank_mode, len);
         if (bt) {
             int r = tc_bt_chunk(tok, bt, sc, chunk, len, rank_mode);
             if (r <= 0) return r;
             sc->nout = 0;   /* it gave up: the heap decides */
-        } else if (!rank_mode && m->kind == TC_MODEL_BPE_MERGES && memchr_not(chunk, len, chunk[0]) == len) {
+        } else if (memchr_not(chunk, len, chunk[0]) == len) {
             /* one byte repeated: a table of the runs of that byte alone */
             tc_bt *run = tc_bt_run(tok, chunk[0]);
-            int r = tc_bt_usable(run) ? tc_bt_chunk(tok, run, sc, chunk, len, 0) : 1;
+            int r = tc_bt_usable(run) ? tc_bt_chunk(tok, run, sc, chunk, len, rank_mode) : 1;
             tc_bt_free(run);
             if (r <= 0) return r;
             sc->nout = 0;
