@@ -571,7 +571,8 @@ static size_t char_at(char_index *x, size_t p) {
 /* The same for text that is valid UTF-8 throughout: every unit is one
  * lead byte and its continuation bytes, so the char of byte p is the count
  * of lead bytes in [0, p] minus one, counted without decoding. The cursor
- * may then rest inside a unit (ci counts the lead bytes before pos). */
+ * rests at p (a token's end is the next one's start), possibly inside a
+ * unit: ci counts the lead bytes before pos. */
 static size_t char_at_valid(char_index *x, size_t p) {
     if (p < x->pos) {
         size_t k = p / CP_STRIDE;
@@ -580,10 +581,10 @@ static size_t char_at_valid(char_index *x, size_t p) {
         x->ci = x->ck_char[k];
     }
     size_t ci = x->ci;
-    for (size_t i = x->pos; i <= p; i++) ci += (x->s[i] & 0xC0) != 0x80;
-    x->pos = p + 1;
+    for (size_t i = x->pos; i < p; i++) ci += (x->s[i] & 0xC0) != 0x80;
+    x->pos = p;
     x->ci = ci;
-    return ci - 1;
+    return ci + ((x->s[p] & 0xC0) != 0x80) - 1;
 }
 
 static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
