@@ -549,7 +549,9 @@ static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks,
     if (with_merges && (tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK || tc_recover_merges(tok, err) != TC_OK))
         return fail_code(err);
     m->kind = TC_MODEL_BPE_MERGES;
-    if (tc_model_init_bytes(tok, err) != TC_OK) return fail_code(err);
+    /* a vocab.bin's byte ids are a scan of its entries (its string index waits):
+     * tc_tokenizer_finish, after its added tokens, does it once */
+    if (strcmp(what, "vocab.bin") != 0 && tc_model_init_bytes(tok, err) != TC_OK) return fail_code(err);
     return TC_OK;
 }
 
