@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import resources
@@ -19,34 +19,45 @@ from . import resources
 SAMPLE_TEXT = resources.text("samples/window.txt")   # the first text, and the one --screenshot renders
 
 
-def window_size(text: str) -> tuple[int, int]:
-    """--size WxH, e.g. 1280x800 (each side 200..10000 pixels)."""
+def window_size(text: str, _: Callable[[str], str] = str) -> tuple[int, int]:
+    """--size WxH, e.g. 1280x800 (each side 200..10000 pixels); `_` says the refusal in the CLI's language."""
     parts = text.lower().split("x")
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT (e.g. 1280x800)")
+        raise argparse.ArgumentTypeError(_("{value!r} is not WIDTHxHEIGHT (e.g. 1280x800)").format(value=text))
     w, h = int(parts[0]), int(parts[1])
     if not (200 <= w <= 10000 and 200 <= h <= 10000):
-        raise argparse.ArgumentTypeError(f"{text!r}: each side must be 200..10000 pixels")
+        raise argparse.ArgumentTypeError(_("{value!r}: each side must be 200..10000 pixels").format(value=text))
     return w, h
 
 
-def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
+def build_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+                 _: Callable[[str], str] = str) -> argparse.ArgumentParser:
+    """The window's options. `_` translates each help text (the command line passes its catalog's,
+    tokinspect.cli.i18n._, so `tokinspect --lang zh_CN --screenshot DIR --help` is Chinese; argparse's
+    own words follow the language the command line chose)."""
     from .window import ENCODERS  # the window's encoders (the engine's: bpe ... kestrel-v2); no Qt import
 
-    p = parser_class(prog="tokinspect", description="Token inspector window (no arguments: Qwen3 default).")
-    p.add_argument("files", nargs="*", help="tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); "
-                                            ".txt/.md files open as text")
-    p.add_argument("--text", help="initial text")
-    p.add_argument("--screenshot", metavar="DIR", help="render each tab to DIR/*.png and exit")
-    p.add_argument("--size", default="1280x800", type=window_size, help="window size for --screenshot (WxH)")
-    p.add_argument("--dark", action="store_true", help="dark palette")
-    p.add_argument("--lang", choices=("en", "zh_CN"), help="the window's language (default: the one chosen in "
-                                                          "View → Language, else the system locale's)")
-    p.add_argument("--compare-with", metavar="FILE", help="tokenizer B of the Compare tab")
-    p.add_argument("--contract", metavar="FILE", help="a contract.json to check in the Contract tab "
-                                                      "(--screenshot without it: the open tokenizer frozen)")
-    p.add_argument("--encoder", choices=ENCODERS, help="the Inspect tab's encoder (e.g. kestrel-v2: the real board)")
-    p.add_argument("--encoder-b", choices=ENCODERS, default="greedy", help="--screenshot: the Compare tab's encoder B")
+    def size(text: str) -> tuple[int, int]:
+        return window_size(text, _)
+
+    size.__name__ = "size"   # argparse names the type in "invalid size value"
+    p = parser_class(prog="tokinspect", description=_("Token inspector window (no arguments: Qwen3 default)."))
+    p.add_argument("files", nargs="*", help=_("tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); "
+                                              ".txt/.md files open as text"))
+    p.add_argument("--text", help=_("initial text"))
+    p.add_argument("--screenshot", metavar="DIR",
+                   help=_("render each tab to DIR/*.png and exit (offscreen when there is no display)"))
+    p.add_argument("--size", default="1280x800", type=size, help=_("window size for --screenshot (WxH)"))
+    p.add_argument("--dark", action="store_true", help=_("dark palette"))
+    p.add_argument("--lang", choices=("en", "zh_CN"), help=_("the window's language (default: the one chosen in "
+                                                            "View → Language, else the system locale's)"))
+    p.add_argument("--compare-with", metavar="FILE", help=_("tokenizer B of the Compare tab"))
+    p.add_argument("--contract", metavar="FILE", help=_("a contract.json to check in the Contract tab "
+                                                        "(--screenshot without it: the open tokenizer frozen)"))
+    p.add_argument("--encoder", choices=ENCODERS,
+                   help=_("the Inspect tab's encoder (e.g. kestrel-v2: the real board)"))
+    p.add_argument("--encoder-b", choices=ENCODERS, default="greedy",
+                   help=_("--screenshot: the Compare tab's encoder B"))
     return p
 
 

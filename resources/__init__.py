@@ -6,7 +6,10 @@
 Installed as the package tokinspect.resources (package data), so `path()` and `text()` find the
 files through importlib.resources in a wheel and an editable install alike.
 
-Does not: hold code beyond these two look-ups, or data users open (tokenizers, corpora).
+catalog.py reads the message catalogs (i18n/*.po) for the command line and the window alike.
+
+Does not: hold code beyond these look-ups and the catalogs' reader, or data users open (tokenizers,
+corpora).
 """
 
 from __future__ import annotations

@@ -30,4 +30,5 @@ fi
 PY=${PYTHON:-python3}
 "$PY" -m pip install -q --disable-pip-version-check -e ".[test]"
 "$PY" -m ruff check app widgets resources tests bench
-"$PY" -m pytest -q -p no:cacheprovider "$@"
+# the slowest tests, to keep the whole run inside CI's 90 minutes
+"$PY" -m pytest -q -p no:cacheprovider --durations=25 "$@"

@@ -27,6 +27,8 @@ import pytest
 from test_cli_rules import COMMANDS, bad_inputs  # noqa: F401 - the same commands and bad-input classes
 
 from tokinspect.cli import build_parser, i18n
+from tokinspect.cli.errors import OneLineParser
+from tokinspect.gui import build_parser as window_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = ROOT / "resources" / "i18n" / "cli_zh_CN.po"
@@ -61,11 +63,12 @@ def zh() -> Iterator[None]:
 # ---- (a) the catalog: every marked literal, its placeholders, read as a .po reader reads it ------
 
 def marked() -> dict[str, str]:
-    """Every `_("...")` literal in tokinspect.cli -> where it is; an `_()` of anything but a literal
-    (an f-string, a variable) is a defect, the catalog could not hold it."""
+    """Every `_("...")` literal in tokinspect.cli and in the window's options (tokinspect.gui, handed
+    the CLI's `_`) -> where it is; an `_()` of anything but a literal (an f-string, a variable) is a
+    defect, the catalog could not hold it."""
     out: dict[str, str] = {}
     bad = []
-    for f in sorted((ROOT / "app" / "cli").glob("*.py")):
+    for f in [*sorted((ROOT / "app" / "cli").glob("*.py")), ROOT / "app" / "gui.py"]:
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_":
                 arg = node.args[0] if node.args else None
@@ -243,8 +246,10 @@ def walk(p: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.
 
 def test_every_option_help_is_translated(zh: None) -> None:
     english = dict(walk(_english_parser(), "tokinspect"))
+    english["tokinspect (window)"] = _english_parser(window=True)
     untranslated = []
-    for path, p in walk(build_parser(), "tokinspect"):
+    parsers = [*walk(build_parser(), "tokinspect"), ("tokinspect (window)", window_parser(OneLineParser, i18n._))]
+    for path, p in parsers:
         en = {a.dest: a.help for a in english[path]._actions}
         for a in p._actions:
             if a.help in (None, argparse.SUPPRESS) or isinstance(a, argparse._SubParsersAction):
@@ -259,11 +264,37 @@ def test_every_option_help_is_translated(zh: None) -> None:
     assert not untranslated, "\n".join(untranslated)
 
 
-def _english_parser() -> argparse.ArgumentParser:
+def test_the_window_options_in_chinese() -> None:
+    """`tokinspect --lang zh_CN --help` lists each window option with its Chinese help, and the
+    window's own --help and its --size refusals are Chinese (argparse's words and ours)."""
+    english = {a.dest: str(a.help) for a in window_parser(OneLineParser)._actions if a.help}
+    i18n.use("zh_CN")
+    try:
+        chinese = {a.dest: str(a.help) for a in window_parser(OneLineParser, i18n._)._actions if a.help}
+    finally:
+        i18n.use("en")
+    top = cli("--lang", "zh_CN", "--help", env={"COLUMNS": "200"}).stdout.decode()
+    window_part = top[top.index("窗口（"):]
+    for dest, zh in chinese.items():
+        if dest not in ("help", "files"):
+            assert zh in window_part and english[dest] not in window_part, (dest, window_part)
+    for pre, env in MODES.values():
+        r = cli(*pre, "--screenshot", "shots", "--help", env={**env, "COLUMNS": "200"})
+        out = r.stdout.decode()
+        assert r.returncode == 0 and out.startswith("用法：tokinspect"), out[:200]
+        assert all(zh in out for zh in chinese.values()) and "位置参数" in out and "（默认：greedy）" in out, out
+        assert not [w for en in english.values() for w in english_words(en)
+                    if w in english_words(out) and w != "files"], out   # "files": the positional's name
+        for size in ("big", "10x10"):
+            line = assert_chinese_line(cli(*pre, "--screenshot", "shots", "--size", size, env=env))
+            assert size in line, line
+
+
+def _english_parser(window: bool = False) -> argparse.ArgumentParser:
     saved = i18n.current()
     i18n.use("en")
     try:
-        return build_parser()
+        return window_parser(OneLineParser) if window else build_parser()
     finally:
         i18n.use(saved)
 

@@ -52,6 +52,7 @@ from tokinspect.board.remote import INPUTS  # noqa: E402
 from tokinspect.contract.samples import golden  # noqa: E402
 from tokinspect.core.tokenizer import ENCODERS  # noqa: E402
 from tokinspect.formats.chat_template import ROLES  # noqa: E402
+from tokinspect.gui import SAMPLE_TEXT  # noqa: E402
 from tokinspect.sampling.demo import LABEL as BIGRAM_LABEL  # noqa: E402
 from tokinspect.sampling.settings import PRESETS  # noqa: E402
 from tokinspect.window import i18n  # noqa: E402
@@ -77,7 +78,7 @@ FILE_NAME = re.compile(r"^[\w.\-]+\.(json|gguf|model|tiktoken|bin|txt)$")
 # words a cell may hold without being a word of the interface: the text's own, names, units
 # (the contract's golden samples and the chat's default messages are data the tables list, not interface)
 SAMPLES = golden(True, [str(a["content"]) for a in Tokenizer.default().added_tokens])
-DATA = [TEXT, *(m["content"] for m in DEFAULT_MESSAGES),
+DATA = [TEXT, SAMPLE_TEXT, *(m["content"] for m in DEFAULT_MESSAGES),
         *(f"{x.category} " + (x.text.decode("utf-8", "backslashreplace") if isinstance(x.text, bytes) else x.text)
           for x in SAMPLES)]
 CELL_WORDS = {*(w for t in DATA for w in re.findall(r"[A-Za-z]+", t)),
@@ -192,9 +193,20 @@ def tour(qtbot, win, tmp_path) -> list[tuple[str, str]]:
         win.sampling.pane.preset.setCurrentText(name)
         qtbot.waitUntil(lambda: win.sampling_model.view is not None and not win.sampling_model.busy, timeout=WAIT)
         collect(f"sampling-{name}")
-    # Compare against a GGUF: llama.cpp's recipe line beside the tokenizer.json's
+    # Compare with another encoder on B over the screenshots' text (greedy splits it otherwise): the summary
+    # of the divergent spans and their rows
     win.tabs.setCurrentWidget(win.compare)
     cm = win.compare_model
+    win.set_text(SAMPLE_TEXT)
+    win.compare.encoder_b.setCurrentText("greedy")
+    qtbot.waitUntil(lambda: cm.result is not None and cm.result.a.text == SAMPLE_TEXT
+                    and not cm.result.comparison.same and not cm.busy, timeout=WAIT)
+    collect("compare-greedy")
+    win.compare.encoder_b.setCurrentText("bpe")
+    win.set_text(TEXT)
+    qtbot.waitUntil(lambda: cm.result is not None and cm.result.a.text == TEXT and cm.result.comparison.same
+                    and not cm.busy, timeout=WAIT)
+    # Compare against a GGUF: llama.cpp's recipe line beside the tokenizer.json's
     cm.load_b(str(member("ggml-vocab-qwen2.gguf")))
     qtbot.waitUntil(lambda: cm.tok_b is not None and cm.result is not None and not cm.busy, timeout=WAIT)
     collect("compare-gguf")
@@ -277,6 +289,8 @@ def test_every_visible_string_is_translated(qtbot, tmp_path, monkeypatch):
     # the exemptions stay exemptions: most texts are words, and they were translated
     assert sum(1 for (_, e), z in pairs if e != z) > len(pairs) // 3
     assert any("分词器" in z for _, z in zh) and any("词表" in z for _, z in zh)
+    # the divergent spans' summary was on screen (and so compared above)
+    assert any("divergent span" in e for (w, e), _z in pairs if w.startswith("compare-greedy/"))
     # a failure is its reason, never a traceback (the Board's connection error carried one)
     assert not [t for _, t in en + zh if "Traceback" in t]
     # mixed texts: llama.cpp's recipe line beside the GGUF is words of the interface around the files' values
@@ -284,6 +298,35 @@ def test_every_visible_string_is_translated(qtbot, tmp_path, monkeypatch):
     assert recipe and not [w for t in recipe for w in re.findall(r"[A-Za-z_\-]{4,}", t)
                            if w in {"vocabulary", "special", "tokens", "normalizer", "tokenizer", "none", "only",
                                     "here", "more", "hold", "bytes", "adds", "model", "file"}]
+    # one English text read two ways, each with its own entry: the recipe's aspect, the Statistics pane's count
+    aspect, count = catalog()["special tokens"], catalog(disambiguations=True)[("special tokens", "count")]
+    assert aspect != count
+    lines = [ln for t in recipe for ln in t.split("\n")] + [t for w, t in zh if w.startswith("compare-gguf/")]
+    assert any(ln.startswith(aspect + "：") for ln in lines) and not any(ln.startswith(count) for ln in lines), lines
+    assert count in [t for w, t in zh if w.startswith("stats/")]
+
+
+def disambiguated() -> set[tuple[str, str]]:
+    """(source, disambiguation) of every tr(literal, disambiguation) in the widgets: a disambiguation
+    is a literal or a module-level name bound to one (panes.COUNT)."""
+    found: set[tuple[str, str]] = set()
+    for p in ROOT.glob("widgets/*.py"):
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        names = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                 for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value.value, str)}
+        tuples = {t.id: [e.value for e in n.value.elts if isinstance(e, ast.Constant)] for n in tree.body
+                  if isinstance(n, ast.Assign) and isinstance(n.value, ast.Tuple)
+                  for t in n.targets if isinstance(t, ast.Name)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "tr" and len(n.args) == 2:
+                a, d = n.args
+                dis = d.value if isinstance(d, ast.Constant) else names.get(d.id) if isinstance(d, ast.Name) else None
+                assert isinstance(dis, str), f"{p.name}:{n.lineno}: a disambiguation that is not a literal"
+                if isinstance(a, ast.Constant):
+                    found.add((a.value, dis))
+                elif isinstance(a, ast.Name):     # tr(key, COUNT) if key in COUNTED: the tuple's texts
+                    found |= {(v, dis) for v in tuples.get("COUNTED", [])}
+    return found
 
 
 def sources_of_tr() -> set[str]:
@@ -307,24 +350,32 @@ def sources_of_tr() -> set[str]:
     return found
 
 
-def catalog() -> dict[str, str]:
+def catalog(disambiguations: bool = False) -> dict:
+    """source -> translation of the .ts entries without a disambiguation (<comment>); with
+    `disambiguations`: (source, comment or None) -> translation of every entry."""
     root = ET.parse(TS).getroot()
     assert root.get("language") == "zh_CN"
-    out = {}
+    out: dict = {}
     for ctx in root.iter("context"):
         assert ctx.findtext("name") == i18n.CONTEXT
         for m in ctx.iter("message"):
             tr_el = m.find("translation")
             assert tr_el is not None and tr_el.get("type") is None, m.findtext("source")   # none unfinished
-            out[m.findtext("source") or ""] = tr_el.text or ""
-    return out
+            key = (m.findtext("source") or "", m.findtext("comment"))
+            assert key not in out, f"two entries for {key}"
+            out[key] = tr_el.text or ""
+    return out if disambiguations else {src: zh for (src, c), zh in out.items() if c is None}
 
 
 def test_catalog_has_every_source_and_keeps_placeholders():
     cat = catalog()
     missing = sorted(s for s in sources_of_tr() if s not in cat or not cat[s].strip())
     assert missing == []
-    for src, zh in cat.items():
+    every = catalog(disambiguations=True)
+    pairs = disambiguated()
+    assert ("special tokens", "count") in pairs   # the scan found the Statistics pane's counted rows
+    assert sorted(p for p in pairs if not every.get(p, "").strip()) == []
+    for (src, _c), zh in every.items():
         assert sorted(re.findall(r"\{\w*\}", src)) == sorted(re.findall(r"\{\w*\}", zh)), src
         assert src.count("&") == zh.count("&"), src     # the menu's accelerators survive
 
@@ -334,8 +385,10 @@ def test_compiled_catalog_matches_the_source(qapp):
     t = i18n.install(qapp, "zh_CN")
     assert t is not None
     try:
-        for src, zh in catalog().items():
-            assert i18n.tr(src) == zh, src
+        for (src, comment), zh in catalog(disambiguations=True).items():
+            assert i18n.tr(src, comment) == zh, (src, comment)
+        # one English text, two readings: a count in the Statistics pane, an aspect in Compare's recipe line
+        assert i18n.tr("special tokens", "count") == "特殊 token 数" and i18n.tr("special tokens") == "特殊 token"
     finally:
         qapp.removeTranslator(t)
     assert i18n.tr("Vocabulary") == "Vocabulary"

@@ -160,6 +160,26 @@ def test_kestrel_stage_probs_and_entropy() -> None:
         assert abs(ban.kept_mass - w.sum()) < 1e-12
 
 
+@pytest.mark.parametrize("top_k", [0, 300])
+def test_kestrel_cut_stages_renormalize_the_kept(top_k: int) -> None:
+    """Each kestrel stage after its softmax keeps some of the previous stage's weights unchanged (ban,
+    top-k, min-p, top-p only zero entries): its display is those weights renormalized, its kept mass
+    their share and its entropy theirs, whether the stage's pass summed the removed entries itself
+    (the shortcut) or the display was recomputed (half the mass or more removed)."""
+    rng = np.random.default_rng(17)
+    for scale, t, mp, tp in ((2.5, 0.8, 0.05, 0.95), (1.0, 1.3, 0.0, 0.5), (4.0, 0.6, 0.2, 0.99)):
+        x = (rng.normal(size=30_000) * scale).astype(np.float32)
+        r = run_stages(x, SamplerSettings(preset="kestrel", temperature=t, top_k=top_k, top_p=tp, min_p=mp))
+        assert [st.name for st in r.stages] == ["input", "temperature", "ban", "top_k", "min_p", "top_p"]
+        for prev, st in zip(r.stages[1:], r.stages[2:]):
+            keep = np.isin(prev.ids, st.ids)
+            assert prev.ids[keep].tolist() == st.ids.tolist()
+            w = prev.probs[keep]
+            assert np.allclose(st.probs, w / w.sum(), rtol=1e-11), st.name
+            assert abs(st.kept_mass - w.sum()) < 1e-12, st.name
+            assert abs(st.entropy_bits - _entropy(st.probs)) < 1e-9 * max(1.0, st.entropy_bits), st.name
+
+
 def _top(ids: np.ndarray, probs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     order = np.lexsort((ids, -probs))[:n]
     return ids[order], probs[order]
@@ -232,3 +252,30 @@ def test_full_vocabulary_sorts_keep_the_comparator_order(kind: str) -> None:
     st = next(s for s in r.stages if s.name == "temperature")
     finite = want[np.isfinite(x[want])]
     assert st.ids.tolist() == finite.tolist()
+
+
+def test_kept_input_stage_follows_the_row() -> None:
+    """The workspace keeps the last row's input stage for the next run on the same row (a slider drag):
+    a row changed anywhere (one logit at either end, -0.0 for 0.0, a NaN for a value; the same buffer
+    written in place) or of another length is computed afresh: every result equals a fresh workspace's."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=6000).astype(np.float32)
+    x[100] = 0.0
+    ws = _tokcore.sampler_workspace(x.size)
+    s = [replace(SamplerSettings(top_k=50, top_p=0.9), preset=p) for p in PRESETS]
+    rows = [x.copy()]
+    for i, v in ((0, 9.0), (x.size - 1, 9.0), (100, -0.0), (7, np.nan), (x.size - 1, -np.inf)):
+        y = rows[-1].copy()
+        y[i] = v
+        rows.append(y)
+    rows.append(rows[-1][:-1].copy())             # one logit shorter: the same prefix
+    buf = x.copy()
+    checked = 0
+    for y in rows:
+        for st in s:
+            _same(_raw(y, st, ws, 8), _raw(y, st, None, 8))   # a miss, then hits for the other presets
+            checked += 1
+        buf[:] = y if y.size == buf.size else buf
+        for st in s[:2]:                            # one buffer rewritten in place between runs
+            _same(_raw(buf, st, ws, 8), _raw(buf.copy(), st, None, 8))
+    assert checked == len(rows) * len(PRESETS)

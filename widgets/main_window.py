@@ -41,6 +41,7 @@ from tokinspect.window.document import (
     VocabModel,
 )
 from tokinspect.window.i18n import LANGUAGES, SETTING, tr
+from tokinspect.window.i18n import message as engine_message
 from tokinspect.window.workers import Runner, read_text_file
 
 from . import theme
@@ -565,6 +566,7 @@ class MainWindow(QMainWindow):
         self._update_busy()
 
     def _error(self, title: str, msg: str) -> None:
+        msg = engine_message(msg)   # the engine's and the loaders' refusals in the window's language
         if self.quiet_errors:
             self.statusBar().showMessage(f"{title}: {msg.splitlines()[0] if msg else ''}")
             print(f"tokinspect: {title}: {msg}", file=sys.stderr)
@@ -617,10 +619,13 @@ class MainWindow(QMainWindow):
         if c.same:
             self.compare.summary.setText(tr("Same segmentation: {n} tokens on both sides.").format(n=f"{c.tokens_a:,}"))
         else:
-            self.compare.summary.setText(
-                f"{len(c.divergent):,} divergent span{'s' if len(c.divergent) != 1 else ''} covering "
-                f"{c.divergent_bytes:,} of {len(r.a.data):,} bytes; {c.same_tokens:,} tokens agree. "
-                f"A − B = {c.tokens_a - c.tokens_b:+,} tokens.")
+            one = len(c.divergent) == 1
+            self.compare.summary.setText((
+                tr("{n} divergent span covering {bytes} of {total} bytes; {same} tokens agree. A − B = {diff} tokens.")
+                if one else
+                tr("{n} divergent spans covering {bytes} of {total} bytes; {same} tokens agree. A − B = {diff} tokens.")
+            ).format(n=f"{len(c.divergent):,}", bytes=f"{c.divergent_bytes:,}", total=f"{len(r.a.data):,}",
+                     same=f"{c.same_tokens:,}", diff=f"{c.tokens_a - c.tokens_b:+,}"))
         for view, an in ((self.compare.text_a, r.a), (self.compare.text_b, r.b)):
             if view.text() != an.text:
                 view.setPlainText(an.text)

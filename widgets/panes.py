@@ -217,6 +217,10 @@ class TracePane(QWidget):
         self.fwd.setEnabled(v < n)
 
 
+COUNT = "count"                 # the disambiguation of a row that counts (tr(text, COUNT))
+COUNTED = ("special tokens",)   # the rows whose English reads two ways: "special tokens" is an aspect elsewhere
+
+
 class StatsPane(QWidget):
     """Counts and the histogram of token lengths in bytes (pyqtgraph, created on first use)."""
 
@@ -230,7 +234,7 @@ class StatsPane(QWidget):
             lab = QLabel(tr("–"))
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.labels[key] = lab
-            form.addRow(tr(key), lab)
+            form.addRow(tr(key, COUNT) if key in COUNTED else tr(key), lab)
         lay.addLayout(form)
         self.hist_title = QLabel(tr("Token length (bytes)"))
         lay.addWidget(self.hist_title)

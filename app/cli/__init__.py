@@ -30,18 +30,21 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ..gui import build_parser as window_parser  # Qt-free: only the window's options
 
-    wp = window_parser()
+    wp = window_parser(OneLineParser, _)
     fmt = wp._get_formatter()
     fmt.add_usage(wp.usage, wp._actions, wp._mutually_exclusive_groups, prefix="")  # no "usage: " in any language
     usage = " ".join(fmt.format_help().replace("[-h] ", "").split())
     window = textwrap.fill(usage, 100, subsequent_indent="      ", break_on_hyphens=False)  # keep --compare-with whole
+    opts = wp._get_formatter()   # each window option with its help and default, as the window's --help has them
+    opts._indent()
+    opts.add_arguments([a for a in wp._actions if a.option_strings and a.dest != "help"])
     p = OneLineParser(
         prog="tokinspect", description=_("Inspect how a tokenizer splits text: on the host, and on the board."),
         epilog=_("the window (no arguments: the embedded Qwen3 tokenizer):") + "\n  "
         + window.strip().replace("\n", "\n  ")
         + "\n  " + _("FILE: tokenizer files (tokenizer.json, vocab.json, .tiktoken, vocab.bin); .txt/.md files open "
                      "as text")
-        + "\n  " + _("--screenshot DIR renders every tab to DIR/*.png and exits (offscreen when there is no display)"),
+        + "\n" + opts.format_help().rstrip(),
         formatter_class=RawDescriptionDefaultsShown)
     p.add_argument("--version", action="version", version=f"tokinspect {_version()}",
                    help=_("show program's version number and exit"))
@@ -100,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..gui import build_parser as window_parser
         from ..gui import run as run_window  # Qt only once the window opens: the CLI works without a display
 
-        args = window_parser(OneLineParser).parse_args(argv)
+        args = window_parser(OneLineParser, _).parse_args(argv)
         return run(lambda: run_window(args), debug)
     if rest and _looks_like_a_path(rest[0]):
         what = _("is a directory") if os.path.isdir(rest[0]) else _("no such file")

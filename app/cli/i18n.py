@@ -10,8 +10,9 @@
 Catalogs (resources/i18n/, shipped as package data): `cli_<lang>.po` (the messages marked in
 tokinspect.cli, and msgctxt "message" patterns for sentences the engine and the package's modules
 make) and `argparse_<lang>.po` (argparse's own words, msgids exactly as the standard library writes
-them). They are read at run time by the small .po reader below: a few hundred entries parse in about
-a millisecond, so there is no compiled .mo to keep in step with its source, and no build step.
+them). They are read at run time by tokinspect.resources.catalog (shared with the window): a few
+hundred entries parse in about a millisecond, so there is no compiled .mo to keep in step with its
+source, and no build step.
 
 argparse looks its words up with `gettext.gettext` bound at import as its module globals `_` and
 `ngettext` (CPython 3.10-3.13 Lib/argparse.py: `from gettext import gettext as _, ngettext`): `use`
@@ -30,13 +31,13 @@ import os
 import re
 import string
 from collections.abc import Mapping, Sequence
-from functools import cache
+
+from ..resources import catalog as _catalog
+from ..resources.catalog import _FIELD, catalog, parse_po  # noqa: F401 - the reader, shared with the window
 
 LANGUAGES = ("en", "zh_CN")          # the window's --lang choices too (tokinspect.gui)
 SIMPLIFIED = {"zh", "zh_cn", "zh_sg", "zh_hans", "zh_hans_cn", "zh_hans_sg"}
 ENV = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")   # gettext.find's order (CPython Lib/gettext.py)
-MAX_DEPTH = 4                        # message(): how deep a sentence's values are translated in turn
-NESTED = ("reason", "what", "note")  # message(): the values that are sentences themselves; others stay verbatim
 
 _ORIGINAL = (argparse._, argparse.ngettext)   # type: ignore[attr-defined]
 _current = "en"
@@ -87,64 +88,6 @@ def choose(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
     return from_environment(os.environ if env is None else env)
 
 
-# ---- the .po reader ----------------------------------------------------------------------------
-
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "r": "\r"}
-
-
-def _unquote(s: str, where: str) -> str:
-    s = s.strip()
-    if len(s) < 2 or s[0] != '"' or s[-1] != '"':
-        raise ValueError(f"{where}: a quoted string was expected")
-    return re.sub(r'\\(.)', lambda m: _ESCAPES.get(m.group(1), m.group(0)), s[1:-1])
-
-
-def parse_po(text: str, name: str = "catalog") -> dict[tuple[str, str], list[str]]:
-    """(msgctxt, msgid) -> [msgstr] or [msgstr[0], ...] of a .po file; the header (msgid "") and
-    entries with an empty translation are left out. Raises ValueError naming the line."""
-    out: dict[tuple[str, str], list[str]] = {}
-    entry: dict[str, str] = {}
-    key = ""
-
-    def flush() -> None:
-        if "msgid" in entry and entry["msgid"]:
-            strs = [entry[k] for k in sorted(entry) if k.startswith("msgstr")]
-            if strs and all(strs):
-                out[(entry.get("msgctxt", ""), entry["msgid"])] = strs
-        entry.clear()
-
-    for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        where = f"{name}:{no}"
-        if not line or line.startswith("#"):
-            if not line:
-                flush()
-            continue
-        if line.startswith('"'):
-            if not key:
-                raise ValueError(f"{where}: a continued string without a keyword")
-            entry[key] += _unquote(line, where)
-            continue
-        word, _sep, rest = line.partition(" ")
-        if word == "msgctxt" and "msgid" in entry:
-            flush()
-        if word not in ("msgctxt", "msgid", "msgid_plural", "msgstr") and not re.fullmatch(r"msgstr\[\d\]", word):
-            raise ValueError(f"{where}: unknown keyword {word!r}")
-        key = word
-        entry[key] = _unquote(rest, where)
-    flush()
-    return out
-
-
-@cache
-def catalog(domain: str, lang: str) -> dict[tuple[str, str], list[str]]:
-    """resources/i18n/<domain>_<lang>.po, read once."""
-    from .. import resources
-
-    p = resources.path(f"i18n/{domain}_{lang}.po")
-    return parse_po(p.read_bytes().decode("utf-8"), p.name)
-
-
 # ---- looking messages up -----------------------------------------------------------------------
 
 def current() -> str:
@@ -182,49 +125,11 @@ def use(lang: str) -> None:
         argparse._, argparse.ngettext = _argparse_gettext, _argparse_ngettext   # type: ignore[attr-defined]
 
 
-_FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::[^{}]*)?\}")
-
-
-@cache
-def _patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
-    """The catalog's msgctxt "message" entries as (regex of the English sentence, translation),
-    the most specific first: the longest literal start ("sample {i} ...: {what}" before
-    "{token}: id {was} is now {now}", which would take the whole "sample ..." as its token), then
-    the longest literal text."""
-    out = []
-    for (ctxt, msgid), strs in catalog("cli", lang).items():
-        if ctxt != "message":
-            continue
-        parts, pos = [], 0
-        for m in _FIELD.finditer(msgid):
-            parts.append(re.escape(msgid[pos:m.start()]))
-            parts.append(f"(?P<{m.group(1)}>.+?)")
-            pos = m.end()
-        parts.append(re.escape(msgid[pos:]))
-        first = _FIELD.search(msgid)
-        lead = first.start() if first else len(msgid)
-        out.append(((-lead, -len(_FIELD.sub("", msgid))), re.compile("".join(parts), re.S), strs[0]))
-    out.sort(key=lambda t: t[0])
-    return [(rx, tr) for _n, rx, tr in out]
-
-
-def message(text: str, depth: int = 0) -> str:
-    """A sentence made outside tokinspect.cli, in the current language: an exact catalog entry, or
-    the first msgctxt "message" pattern it matches. Its values named in NESTED ({reason}, {what},
-    {note}: a sentence inside a frame) are translated in turn; every other value (file names,
-    offsets, JSON paths, pieces, ids) is kept verbatim. Unknown sentences stay as they are."""
-    if _current == "en" or not text or depth > MAX_DEPTH:
-        return text
-    exact = catalog("cli", _current).get(("message", text)) or catalog("cli", _current).get(("", text))
-    if exact:
-        return exact[0]
-    for rx, tr in _patterns(_current):
-        m = rx.fullmatch(text)
-        if m is None:
-            continue
-        values = {k: message(v, depth + 1) if k in NESTED else v for k, v in m.groupdict().items()}
-        return _FIELD.sub(lambda f, vals=values: vals.get(f.group(1), f.group(0)), tr)  # type: ignore[misc]
-    return text
+def message(text: str) -> str:
+    """A sentence made outside tokinspect.cli (the engine, a loader, the standard library) in the
+    current language: the catalog's msgctxt "message" patterns (tokinspect.resources.catalog.message),
+    its values (file names, offsets, JSON paths, pieces, ids) kept verbatim."""
+    return _catalog.message(text, _current)
 
 
 def finding_text(text: str) -> str:
@@ -239,8 +144,11 @@ def finding_text(text: str) -> str:
 def fields(text: str) -> list[str]:
     """The placeholders of a message, sorted: str.format's fields ("{name!r:>6}" as "{name!r:>6}",
     escaped braces left out) and %-style ones ("%(default)s", "%s"): a translation keeps them all."""
-    out = [f"{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
-           for _lit, name, spec, conv in string.Formatter().parse(text) if name is not None]
+    try:
+        out = [f"{{{name}{'!' + conv if conv else ''}{':' + spec if spec else ''}}}"
+               for _lit, name, spec, conv in string.Formatter().parse(text) if name is not None]
+    except ValueError:   # a literal brace ("expected ',' or '}'", '{"Regex": ...}'): a message pattern's fields
+        out = [m.group(0) for m in _FIELD.finditer(text)]
     out += re.findall(r"%(?:\(\w+\))?[sdr]", text)
     return sorted(out)
 

@@ -5,8 +5,12 @@ one context "tokinspect"), `install(app, lang)` loads the compiled catalog of a 
 Catalogs: resources/i18n/tokinspect_<lang>.ts (the sources, written by hand) compiled to .qm by the
 package build (setup.py runs pyside6-lrelease). English is the source language: no catalog.
 
-Does not: translate the CLI (its messages stay English), or switch a built window live (the
-language applies when the window is next built: View → Language says so).
+`message(text)` says a sentence the engine or a loader made (a refusal shown in an error box) in the
+installed language, through the message catalog the command line uses too (resources/i18n/cli_<lang>.po,
+tokinspect.resources.catalog): its values (offsets, JSON paths, ids) kept verbatim.
+
+Does not: translate the CLI's own messages, or switch a built window live (the language applies when
+the window is next built: View → Language says so).
 """
 
 from __future__ import annotations
@@ -14,15 +18,21 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
 
 from .. import resources
+from ..resources import catalog as messages
 
 CONTEXT = "tokinspect"
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}   # code -> the name the menu shows (in its own language)
 SETTING = "view/language"
+# the catalog's own language, as an entry of it: tr(SOURCE, LANGUAGE_ENTRY) is "zh_CN" while that catalog
+# is installed and "en" once it is removed, so message() follows exactly what tr() speaks
+SOURCE, LANGUAGE_ENTRY = "en", "the catalog's language code"
 
 
-def tr(text: str) -> str:
-    """The current language's `text` (the English source when no catalog has it)."""
-    return QCoreApplication.translate(CONTEXT, text)
+def tr(text: str, disambiguation: str | None = None) -> str:
+    """The current language's `text` (the English source when no catalog has it). `disambiguation`
+    (the .ts entry's <comment>) tells apart one English text read two ways: "special tokens" as a
+    row of counts (特殊 token 数) and as an aspect of a tokenizer (特殊 token)."""
+    return QCoreApplication.translate(CONTEXT, text, disambiguation)
 
 
 def system_language() -> str:
@@ -54,3 +64,10 @@ def install(app: QCoreApplication, lang: str) -> QTranslator | None:
         raise ValueError(f"{path}: not a Qt translation catalog (reinstall tokinspect)")
     app.installTranslator(t)
     return t
+
+
+def message(text: str) -> str:
+    """A sentence made outside the window (the engine's refusal, a loader's, the system's), line by
+    line, in the installed language; a line no catalog pattern fits is shown as it was."""
+    lang = tr(SOURCE, LANGUAGE_ENTRY)
+    return "\n".join(messages.message(line, lang) for line in text.split("\n"))

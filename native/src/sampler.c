@@ -203,6 +203,19 @@ struct tc_sampler_ws {
     size_t extra_bytes;
     double *byid;         /* n_byid doubles, all 0 between uses (stage_mass's by-id table) */
     uint32_t n_byid;
+    /* The input stage of the last run's logits (it depends on nothing else: a slider drag reruns
+     * the chain on the same row, and every preset starts with it): the logits it was made from,
+     * its record and what add_input counted. in_valid 0: nothing kept (or being rebuilt). */
+    int in_valid;
+    uint32_t in_cap;      /* capacity of the three arrays, in entries */
+    float *in_logits;
+    int32_t *in_ids;
+    double *in_probs;
+    uint32_t in_n, in_k;  /* logits, finite ones (the stage's n) */
+    double in_entropy, in_total;
+    uint32_t in_nan, in_pinf, in_ninf;
+    int32_t in_first;
+    char in_cut[TC_SAMPLER_CUTOFF_MAX];
 };
 
 #define WS_ALIGN (sizeof(max_align_t))
@@ -227,11 +240,15 @@ void tc_sampler_ws_free(tc_sampler_ws *ws) {
     }
     free(ws->mem);
     free(ws->byid);
+    free(ws->in_logits);
+    free(ws->in_ids);
+    free(ws->in_probs);
     free(ws);
 }
 
 size_t tc_sampler_ws_bytes(const tc_sampler_ws *ws) {
-    return ws ? ws->cap + ws->extra_bytes + (size_t)ws->n_byid * sizeof(double) : 0;
+    return ws ? ws->cap + ws->extra_bytes + (size_t)ws->n_byid * sizeof(double) +
+                    (size_t)ws->in_cap * (sizeof(float) + sizeof(int32_t) + sizeof(double)) : 0;
 }
 
 /* start of a run: last run's arrays are dead; overflow folds into the arena */
@@ -288,6 +305,16 @@ typedef struct ctx {
     double raw_sum, raw_a;
     int raw_ok, same_raw;
     int32_t first_nonfinite;          /* -1: none */
+    /* what the pass that wrote a stage's weights already knows, for stage_done (consumed there):
+     * has_known: known is the max of the logits (none NaN-free +inf) or the sum of the probabilities
+     * (every one positive and finite), in the order display_probs would compute it */
+    int has_known;
+    double known;
+    /* kestrel_stage over the previous stage's own ids: the removed entries' weight, weight log2
+     * weight and display mass, as subset_display would sum them (has_removed: set) */
+    int has_removed, removed_ok;
+    double rem_sr, rem_ar, rem_qr;
+    double last_total;   /* sum of the last stage's display probabilities in index order; NaN: not known */
 } ctx;
 
 #if defined(__GNUC__)
@@ -411,18 +438,23 @@ static double disp_log2(double v) {
  * entries share the mass, NaN/-inf get 0) or probabilities (divided by their
  * sum). Never NaN: an all-zero set shows uniform. Returns the entropy in
  * bits (for logits from the log-sum-exp: no logarithm per entry). */
-static double display_probs(const double *w, uint32_t k, int is_logit, double *out, double raw[2]) {
+static double display_probs(const double *w, uint32_t k, int is_logit, double *out, double raw[2],
+                            const double *known, double *total) {
     uint32_t n_posinf = 0;
-    double m = -INFINITY, sum = 0.0, dot = 0.0, h = 0.0;
+    double m = -INFINITY, sum = 0.0, dot = 0.0, h = 0.0, t = 0.0;
     if (raw) raw[0] = NAN;
+    if (total) *total = NAN;
     if (!is_logit) {
-        /* probabilities: one pass cleans (NaN, negative -> 0; +inf stays) and sums */
-        for (uint32_t i = 0; i < k; i++) {
-            double v = (isnan(w[i]) || w[i] < 0) ? 0.0 : w[i];
-            n_posinf += v == INFINITY;
-            out[i] = v;
-            sum += v;
-        }
+        /* probabilities: one pass cleans (NaN, negative -> 0; +inf stays) and sums; a caller that
+         * summed them while writing them in place (every one positive and finite) saves it */
+        if (known && out == w && *known > 0) sum = *known;
+        else
+            for (uint32_t i = 0; i < k; i++) {
+                double v = (isnan(w[i]) || w[i] < 0) ? 0.0 : w[i];
+                n_posinf += v == INFINITY;
+                out[i] = v;
+                sum += v;
+            }
         if (n_posinf) {
             for (uint32_t i = 0; i < k; i++) out[i] = out[i] == INFINITY ? 1.0 / n_posinf : 0.0;
             return log2((double)n_posinf);
@@ -434,7 +466,9 @@ static double display_probs(const double *w, uint32_t k, int is_logit, double *o
                 const double v = out[i];
                 if (v > 0) h += v * disp_log2(v);
                 out[i] = v * inv;
+                t += out[i];
             }
+            if (total) *total = t;
             if (raw) { raw[0] = sum; raw[1] = h; }
             h = disp_log2(sum) - h * inv;
             return h > 0 ? h : 0.0;
@@ -445,11 +479,14 @@ static double display_probs(const double *w, uint32_t k, int is_logit, double *o
         }
         return h;
     }
-    for (uint32_t i = 0; i < k; i++) {
-        if (isnan(w[i])) continue;
-        if (w[i] == INFINITY) n_posinf++;
-        if (w[i] > m) m = w[i];
-    }
+    /* a caller that found the max while writing the logits (none +inf) saves this pass */
+    if (known) m = *known;
+    else
+        for (uint32_t i = 0; i < k; i++) {
+            if (isnan(w[i])) continue;
+            if (w[i] == INFINITY) n_posinf++;
+            if (w[i] > m) m = w[i];
+        }
     if (n_posinf) {
         for (uint32_t i = 0; i < k; i++) out[i] = w[i] == INFINITY ? 1.0 / n_posinf : 0.0;
         return log2((double)n_posinf);
@@ -463,7 +500,8 @@ static double display_probs(const double *w, uint32_t k, int is_logit, double *o
             sum += v;
         }
         const double inv = 1.0 / sum;
-        for (uint32_t i = 0; i < k; i++) out[i] *= inv;
+        for (uint32_t i = 0; i < k; i++) { out[i] *= inv; t += out[i]; }
+        if (total) *total = t;
         h = (log(sum) - dot / sum) / log(2.0);
         return h > 0 ? h : 0.0;
     }
@@ -512,11 +550,14 @@ static tc_sstage *stage_new(ctx *c, const char *name, uint32_t k, int share_ids)
 /* mass of s's ids in the previous stage's distribution, summed in s's order
  * (ids absent from the previous stage add 0): the shared ids, an in-order
  * subsequence, a binary search in id-sorted previous ids, or else a by-id table */
-static int stage_mass(ctx *c, const tc_sstage *s, double *out) {
+static int stage_mass(ctx *c, const tc_sstage *s, double prev_total, double *out) {
     const tc_sstage *prev = prev_stage(c);
     double mass = 0.0;
     if (s->ids == prev->ids) {
-        for (uint32_t i = 0; i < s->n; i++) mass += prev->probs[i];
+        /* the same sum in the same order was taken when prev's probabilities were written */
+        if (!isnan(prev_total) && s->n == prev->n) mass = prev_total;
+        else
+            for (uint32_t i = 0; i < s->n; i++) mass += prev->probs[i];
         *out = mass;
         return TC_OK;
     }
@@ -575,22 +616,34 @@ static int subset_display(ctx *c, tc_sstage *s) {
     double sr = 0.0, ar = 0.0, qr = 0.0;
     uint32_t i = 0;
     int ok = 1;
-    for (uint32_t j = 0; j < prev->n; j++) {
-        if (i < s->n && s->ids[i] == prev->ids[j]) {
-            const double v = s->probs[i++];
-            ok &= v > 0 && v < INFINITY;
-            continue;
+    /* the kept weights first (s->n of them): when they hold at most half of the previous sum the
+     * shortcut is refused below anyway, so the walk over the removed ones (a logarithm each: 151,893
+     * of them after kestrel's top-k of 40) is not made (a margin of 1e-9 for the two sums' rounding) */
+    double kept = 0.0;
+    for (i = 0; i < s->n; i++) kept += s->probs[i];
+    i = 0;
+    if (!(kept > 0.5 * c->raw_sum * (1.0 + 1e-9))) return 0;
+    if (c->has_removed) {   /* summed by the pass that wrote s (kestrel_stage), in this same order */
+        sr = c->rem_sr; ar = c->rem_ar; qr = c->rem_qr; ok = c->removed_ok; i = s->n;
+    } else
+        for (uint32_t j = 0; j < prev->n; j++) {
+            if (i < s->n && s->ids[i] == prev->ids[j]) {
+                const double v = s->probs[i++];
+                ok &= v > 0 && v < INFINITY;
+                continue;
+            }
+            const double w = prev->probs[j] * c->raw_sum;   /* a removed entry's weight */
+            qr += prev->probs[j];
+            sr += w;
+            if (w > 0) ar += w * disp_log2(w);
         }
-        const double w = prev->probs[j] * c->raw_sum;   /* a removed entry's weight */
-        qr += prev->probs[j];
-        sr += w;
-        if (w > 0) ar += w * disp_log2(w);
-    }
     if (i != s->n || !ok) return 0;
     const double sum = c->raw_sum - sr, a = c->raw_a - ar;
     if (!(sum > 0.5 * c->raw_sum)) return 0;
     const double inv = 1.0 / sum;
-    for (i = 0; i < s->n; i++) s->probs[i] *= inv;
+    double t = 0.0;
+    for (i = 0; i < s->n; i++) { s->probs[i] *= inv; t += s->probs[i]; }
+    c->last_total = t;
     const double h = disp_log2(sum) - a * inv;
     s->entropy_bits = h > 0 ? h : 0.0;
     /* the kept mass in the previous stage's distribution: 1 minus the removed display probabilities
@@ -611,18 +664,23 @@ static int stage_done(ctx *c, tc_sstage *s, int is_logit, const char *fmt, ...) 
     va_start(ap, fmt);
     vsnprintf(s->cutoff, sizeof s->cutoff, fmt, ap);
     va_end(ap);
-    const int same_raw = c->same_raw;
+    const int same_raw = c->same_raw, has_known = c->has_known;
+    const double prev_total = c->last_total;
     c->same_raw = 0;
-    if (!is_logit && same_raw && subset_display(c, s)) return TC_OK;   /* kept_mass set there */
+    c->has_known = 0;
+    c->last_total = NAN;
+    if (!is_logit && same_raw && subset_display(c, s)) { c->has_removed = 0; return TC_OK; }   /* kept_mass set there */
+    c->has_removed = 0;
     double raw[2];
-    s->entropy_bits = display_probs(s->probs, s->n, is_logit, s->probs, is_logit ? NULL : raw);
+    s->entropy_bits = display_probs(s->probs, s->n, is_logit, s->probs, is_logit ? NULL : raw,
+                                    has_known ? &c->known : NULL, &c->last_total);
     c->raw_ok = !is_logit && !isnan(raw[0]);
     if (c->raw_ok) { c->raw_sum = raw[0]; c->raw_a = raw[1]; }
     if (c->res->n_stages == 1) {
         s->kept_mass = 1.0;
         return TC_OK;
     }
-    return stage_mass(c, s, &s->kept_mass);
+    return stage_mass(c, s, prev_total, &s->kept_mass);
 }
 
 /* 1 if the k ids equal the previous stage's ids (a cheap test that saves a copy) */
@@ -656,21 +714,76 @@ static int add_stage(ctx *c, const char *name, uint32_t k, const int32_t *ids, c
 /* input: softmax of the raw logits over every finite id, in id order; counts
  * the non-finite logits for report_nonfinite */
 static int add_input(ctx *c) {
-    tc_sstage *s = stage_new(c, "input", c->n, 0);   /* n at most: untouched tail pages cost nothing */
+    tc_sampler_ws *ws = c->ws;
+    const size_t lbytes = (size_t)c->n * sizeof *c->logits;
+    if (ws->in_valid && ws->in_n == c->n && memcmp(ws->in_logits, c->logits, lbytes) == 0) {
+        /* the same row as a run before on this workspace: its input stage, unchanged */
+        tc_sstage *s = stage_new(c, "input", 0, 0);
+        if (!s) return TC_ERR_NOMEM;
+        s->ids = ws->in_ids;
+        s->probs = ws->in_probs;
+        s->n = ws->in_k;
+        s->entropy_bits = ws->in_entropy;
+        s->kept_mass = 1.0;
+        s->ids_ascending = 1;
+        memcpy(s->cutoff, ws->in_cut, sizeof s->cutoff);
+        c->n_nan = ws->in_nan;
+        c->n_pinf = ws->in_pinf;
+        c->n_ninf = ws->in_ninf;
+        c->first_nonfinite = ws->in_first;
+        c->last_total = ws->in_total;
+        c->raw_ok = 0;   /* a stage of logits: stage_done's state after it */
+        return TC_OK;
+    }
+    ws->in_valid = 0;
+    if (ws->in_cap < c->n) {   /* the kept record's arrays; without them the stage is the arena's, not kept */
+        free(ws->in_logits);
+        free(ws->in_ids);
+        free(ws->in_probs);
+        ws->in_logits = malloc(lbytes);
+        ws->in_ids = malloc((size_t)c->n * sizeof *ws->in_ids);
+        ws->in_probs = malloc((size_t)c->n * sizeof *ws->in_probs);
+        ws->in_cap = ws->in_logits && ws->in_ids && ws->in_probs ? c->n : 0;
+    }
+    const int keep = ws->in_cap >= c->n;
+    tc_sstage *s = stage_new(c, "input", keep ? 0 : c->n, 0);   /* n at most: untouched tail pages cost nothing */
     if (!s) return TC_ERR_NOMEM;
+    if (keep) {
+        s->ids = ws->in_ids;
+        s->probs = ws->in_probs;
+        s->n = c->n;
+    }
     uint32_t k = 0;
+    float mx = -INFINITY;
     c->n_nan = c->n_pinf = c->n_ninf = 0;
     c->first_nonfinite = -1;
     for (uint32_t i = 0; i < c->n; i++) {
         const float v = c->logits[i];
-        if (isfinite(v)) { s->ids[k] = (int32_t)i; s->probs[k++] = v; continue; }
+        if (isfinite(v)) { s->ids[k] = (int32_t)i; s->probs[k++] = v; mx = v > mx ? v : mx; continue; }
         if (c->first_nonfinite < 0) c->first_nonfinite = (int32_t)i;
         if (isnan(v)) c->n_nan++;
         else if (v > 0) c->n_pinf++;
         else c->n_ninf++;
     }
     s->n = k;
-    return stage_done(c, s, 1, "%u finite logits%s", k, k < c->n ? " (non-finite left out)" : "");
+    s->ids_ascending = 1;   /* the finite ids in id order */
+    c->has_known = 1;   /* the max of finite logits: display_probs's own max pass */
+    c->known = mx;
+    int rc = stage_done(c, s, 1, "%u finite logits%s", k, k < c->n ? " (non-finite left out)" : "");
+    if (rc == TC_OK && keep) {
+        memcpy(ws->in_logits, c->logits, lbytes);
+        ws->in_n = c->n;
+        ws->in_k = k;
+        ws->in_entropy = s->entropy_bits;
+        ws->in_total = c->last_total;
+        ws->in_nan = c->n_nan;
+        ws->in_pinf = c->n_pinf;
+        ws->in_ninf = c->n_ninf;
+        ws->in_first = c->first_nonfinite;
+        memcpy(ws->in_cut, s->cutoff, sizeof ws->in_cut);
+        ws->in_valid = 1;
+    }
+    return rc;
 }
 
 static int plan_alloc(ctx *c, tc_splan *pl, uint32_t n, int with_f, int with_d) {
@@ -1195,9 +1308,15 @@ static int i32_cmp(const void *a, const void *b) {
  * taken from the ascending ids src[0..nsrc) (every id outside them has
  * probability 0) or, when src is NULL, from every id. With dst, the kept ids
  * are also written there (dst may be src: compaction in place). The ids array
- * is shared with the previous stage when it is the same. */
-static int kestrel_stage(ctx *c, const char *name, const float *probs, const int32_t *src, uint32_t nsrc,
-                         int32_t *dst, uint32_t *ndst, const char *cut) {
+ * is shared with the previous stage when it is the same.
+ * The same pass does what stage_done would do in passes of its own: it sums
+ * the kept weights for display_probs (when each is positive and finite) and,
+ * when src holds the previous stage's ids in its order (src_is_prev), sums the
+ * removed entries for subset_display. With div, probs[i] /= *div first, for
+ * every i read (the engine's normalization, src NULL: every id), so that the
+ * engine's pass and the stage's copy are one pass. */
+static int kestrel_stage(ctx *c, const char *name, float *probs, const int32_t *src, uint32_t nsrc,
+                         int32_t *dst, uint32_t *ndst, const char *cut, int src_is_prev, const float *div) {
     const tc_sstage *prev = &c->res->stages[c->res->n_stages - 1];
     const int32_t *pids = prev->ids;
     const uint32_t pn = prev->n, cap = src ? nsrc : c->n;
@@ -1207,9 +1326,25 @@ static int kestrel_stage(ctx *c, const char *name, const float *probs, const int
     s->ids_shared = 0;
     int32_t *own = NULL;                         /* s's own ids once they differ from pids */
     uint32_t k = 0;
+    const int removed = src_is_prev && c->raw_ok && cap == pn;
+    const double raw_sum = c->raw_sum;
+    double ksum = 0.0, sr = 0.0, ar = 0.0, qr = 0.0;
+    int clean = 1;
     for (uint32_t j = 0; j < cap; j++) {
         const uint32_t i = src ? (uint32_t)src[j] : j;
-        if (probs[i] == 0.0f) continue;
+        if (div) probs[i] /= *div;
+        const float v = probs[i];
+        if (v == 0.0f) {
+            if (removed) {   /* subset_display's sums over the removed entries, in its order */
+                const double w = prev->probs[j] * raw_sum;
+                qr += prev->probs[j];
+                sr += w;
+                if (w > 0) ar += w * disp_log2(w);
+            }
+            continue;
+        }
+        clean &= v > 0.0f && v < INFINITY;
+        ksum += (double)v;
         if (!own && (k >= pn || pids[k] != (int32_t)i)) {
             if (!(own = ws_array(c->ws, cap, sizeof *own))) return TC_ERR_NOMEM;
             if (k) memcpy(own, pids, k * sizeof *own);
@@ -1225,8 +1360,18 @@ static int kestrel_stage(ctx *c, const char *name, const float *probs, const int
     if (own) s->ids = own;
     else { s->ids = (int32_t *)pids; s->ids_shared = 1; }
     s->n = k;
+    s->ids_ascending = 1;   /* id order, by construction */
     if (ndst) *ndst = k;
     c->same_raw = 1;   /* every kestrel stage holds probs[] as they are: the previous stage's weights, some zeroed */
+    c->has_known = clean && k > 0;
+    c->known = ksum;
+    if (removed) {
+        c->has_removed = 1;
+        c->removed_ok = clean;
+        c->rem_sr = sr;
+        c->rem_ar = ar;
+        c->rem_qr = qr;
+    }
     return stage_done(c, s, 0, "%s", cut);
 }
 
@@ -1274,11 +1419,11 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         if (lg[i] > mx) { mx = lg[i]; argmax = (int32_t)i; }
     float sum = 0.0f;
     for (uint32_t i = 0; i < n; i++) { probs[i] = expf((lg[i] - mx) / T); sum += probs[i]; }
-    for (uint32_t i = 0; i < n; i++) probs[i] /= sum;
+    /* probs[i] /= sum: done by kestrel_stage below as it copies the stage (one pass) */
     if (isnan(sum))
         note(r, "kestrel: the softmax sum is NaN: every probability is NaN and the draw falls back to the argmax of the logits");
     snprintf(cut, sizeof cut, "T=%g: softmax in float over the whole vocabulary, id order", (double)T);
-    if ((rc = kestrel_stage(c, "temperature", probs, NULL, 0, NULL, NULL, cut))) goto done;
+    if ((rc = kestrel_stage(c, "temperature", probs, NULL, 0, NULL, NULL, cut, 0, &sum))) goto done;
     /* sample_token_pk "Suppress special tokens" (confirmed): probs[0] (<unk>), probs[1]
      * (<s>), probs[3] (<pad>) = 0, not renormalized (the engine writes them
      * unconditionally; a vocabulary of <= 3 ids would be out of bounds there) */
@@ -1289,7 +1434,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     snprintf(cut, sizeof cut, "ids 0, 1, 3 set to 0 (mass %.6g removed, not renormalized)", banned);
     {   /* the temperature stage holds exactly the nonzero ids */
         const tc_sstage *t = &r->stages[r->n_stages - 1];
-        if ((rc = kestrel_stage(c, "ban", probs, t->ids, t->n, NULL, NULL, cut))) goto done;
+        if ((rc = kestrel_stage(c, "ban", probs, t->ids, t->n, NULL, NULL, cut, 1, NULL))) goto done;
     }
     const tc_sstage *ban = &r->stages[r->n_stages - 1];   /* its ids: the nonzero ones */
     /* vllm_transformer.c apply_top_k (chars ~10,900, confirmed): k <= 0 or k >= vocab -> no-op; min-heap (by prob) of capacity
@@ -1329,8 +1474,8 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
                 }
             }
         }
-        for (uint32_t j = 0; j < ban->n; j++) probs[ban->ids[j]] = 0.0f;
-        for (uint32_t i = 0; i < hn; i++) probs[heap[i].idx] = heap[i].prob;
+        /* the engine zeroes every other id here; only the NaN replay of top-p below reads ids
+         * outside L (min-p's probs[0] is banned: 0 already), so the zeroing is done there */
         for (uint32_t i = 0; i < hn; i++) L[i] = heap[i].idx;
         nl = hn;
         qsort(L, nl, sizeof *L, i32_cmp);
@@ -1340,7 +1485,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         nl = ban->n;
         memcpy(L, ban->ids, nl * sizeof *L);
     }
-    if ((rc = kestrel_stage(c, "top_k", probs, L, nl, L, &nl, cut))) goto done;
+    if ((rc = kestrel_stage(c, "top_k", probs, L, nl, L, &nl, cut, !heap, NULL))) goto done;
     /* sample_token_pk "Min-P filtering" (confirmed): min_p > 0: maxp by > from probs[0]
      * (after the ban and top-k); probs < min_p * maxp -> 0. The zeros outside L
      * neither raise maxp (which starts at probs[0] >= 0 or NaN) nor change. */
@@ -1353,7 +1498,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
             if (probs[L[j]] < thr) probs[L[j]] = 0.0f;
         snprintf(cut, sizeof cut, "min_p=%g of the top prob %.6g: threshold %.6g", (double)p->min_p, (double)maxp, (double)thr);
     } else snprintf(cut, sizeof cut, "min_p=%g <= 0: off", (double)p->min_p);
-    if ((rc = kestrel_stage(c, "min_p", probs, L, nl, L, &nl, cut))) goto done;
+    if ((rc = kestrel_stage(c, "min_p", probs, L, nl, L, &nl, cut, 1, NULL))) goto done;
     /* sample_token_pk "Top-P filtering" (confirmed; heap order of idxprob_sift_down):
      * top_p < 1: max-heap over every id (prob desc, idx asc); extract
      * while cumsum < top_p (float cumsum += prob, on the probabilities as they
@@ -1365,6 +1510,11 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
          * NaN the exact heap over every id is replayed. */
         int any_nan = 0;
         for (uint32_t j = 0; j < nl; j++) any_nan |= isnan(probs[L[j]]);
+        if (any_nan && heap)   /* top-k's zeroing of every id outside its heap (L is ascending) */
+            for (uint32_t i = 0, j = 0; i < n; i++) {
+                if (j < nl && (uint32_t)L[j] == i) j++;
+                else probs[i] = 0.0f;
+            }
         ip *all = ws_array(c->ws, any_nan ? n : nl, sizeof *all);
         if (!all) { rc = TC_ERR_NOMEM; goto done; }
         uint32_t hn = 0;
@@ -1390,7 +1540,7 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
         snprintf(cut, sizeof cut, "p=%g: %u extracted, cum %.6g (unrenormalized), last prob %.6g%s", (double)p->top_p,
                  hn - left, (double)cum, (double)lastp, cum < p->top_p ? " (p never reached)" : "");
     } else snprintf(cut, sizeof cut, "p=%g >= 1: off", (double)p->top_p);
-    if ((rc = kestrel_stage(c, "top_p", probs, L, nl, L, &nl, cut))) goto done;
+    if ((rc = kestrel_stage(c, "top_p", probs, L, nl, L, &nl, cut, 1, NULL))) goto done;
     /* sample_token_pk "Renormalize and sample" (confirmed): sum over ids (float);
      * r = (float)rand() / (float)RAND_MAX * sum; float cumsum in id order, first
      * r <= cumsum; never reached (NaN) -> argmax of the logits. The zeros outside
@@ -1441,6 +1591,7 @@ typedef struct gen {
     uint32_t k;
     double *base;      /* by id: the tempered softmax over the whole set (kestrel top-p);
                         * NULL when no stage reads it */
+    int synced;        /* d's ids are the last stage's ids, in its order (no check pass needed) */
 } gen;
 
 static int gi_desc(const void *a, const void *b) {
@@ -1499,7 +1650,7 @@ static double kth_largest(ctx *c, const gen *g, uint32_t kk) {
 
 static void gen_probs(const gen *g, double *out) {
     for (uint32_t i = 0; i < g->k; i++) out[i] = g->d[i].sc;
-    display_probs(out, g->k, 1, out, NULL);
+    display_probs(out, g->k, 1, out, NULL, NULL, NULL);
 }
 
 static void gen_set_base(gen *g, double *tmp) {
@@ -1516,16 +1667,25 @@ static void gen_filter(gen *g, const unsigned char *keep) {
     g->k = j;
 }
 
-static int gen_stage(ctx *c, const char *name, const gen *g, const char *cut) {
+static int gen_stage(ctx *c, const char *name, gen *g, const char *cut) {
     const tc_sstage *prev = &c->res->stages[c->res->n_stages - 1];
     int same = prev->n == g->k && g->k > 0;
-    for (uint32_t i = 0; i < g->k && same; i++) same = prev->ids[i] == g->d[i].id;
+    if (!g->synced)
+        for (uint32_t i = 0; i < g->k && same; i++) same = prev->ids[i] == g->d[i].id;
     tc_sstage *s = stage_new(c, name, g->k, same);
     if (!s) return c->res->n_stages >= TC_SAMPLER_MAX_STAGES ? TC_ERR_ARG : TC_ERR_NOMEM;
+    double mx = -INFINITY;
+    uint32_t odd = 0;   /* +inf or NaN (+inf / +inf T): display_probs's own max pass handles them */
     for (uint32_t i = 0; i < g->k; i++) {
+        const double v = g->d[i].sc;
         if (!s->ids_shared) s->ids[i] = g->d[i].id;
-        s->probs[i] = g->d[i].sc;
+        s->probs[i] = v;
+        odd += !(v < INFINITY);
+        mx = v > mx ? v : mx;
     }
+    c->has_known = !odd;
+    c->known = mx;
+    g->synced = 1;
     return stage_done(c, s, 1, "%s", cut);
 }
 
@@ -1534,6 +1694,7 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
     tc_sresult *r = c->res;
     double *pr = c->tmp;
     const char *sn = SEM_NAMES[sem];
+    if (st != TC_STAGE_TEMPERATURE || !(p->temperature > 0)) g->synced = 0;   /* only a division keeps d's ids */
     if (g->k == 0) { snprintf(cut, TC_SAMPLER_CUTOFF_MAX, "no candidates"); return 0; }
     switch (st) {
     case TC_STAGE_TEMPERATURE: {
@@ -1612,7 +1773,7 @@ static int gen_apply(ctx *c, gen *g, tc_stage_kind st, tc_semantics sem, const t
             for (uint32_t i = 0; i < g->k; i++) { s[i].id = g->d[i].id; s[i].pos = i; s[i].sc = g->d[i].sc; }
             qsort(s, g->k, sizeof *s, gp_asc);
             for (uint32_t i = 0; i < g->k; i++) pr[i] = s[i].sc;
-            display_probs(pr, g->k, 1, pr, NULL);
+            display_probs(pr, g->k, 1, pr, NULL, NULL, NULL);
             double cum = 0;
             for (uint32_t i = 0; i < g->k; i++) {
                 cum += pr[i];
@@ -1718,13 +1879,14 @@ static int run_generic(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     /* only a kestrel-semantics top-p reads the base softmax */
     int need_base = 0;
     for (int s = 0; s < n_order; s++) need_base |= order[s] == TC_STAGE_TOP_P && sem[TC_STAGE_TOP_P] == TC_SEM_KESTREL;
-    gen g = {ws_array(c->ws, c->n, sizeof(gi)), 0, need_base ? ws_array(c->ws, c->n, sizeof(double)) : NULL};
+    gen g = {ws_array(c->ws, c->n, sizeof(gi)), 0, need_base ? ws_array(c->ws, c->n, sizeof(double)) : NULL, 0};
     unsigned char *keep = ws_array(c->ws, c->n, 1);
     int rc = TC_OK;
     char cut[TC_SAMPLER_CUTOFF_MAX];
     if (!g.d || (need_base && !g.base) || !keep) { rc = TC_ERR_NOMEM; goto done; }
     for (uint32_t i = 0; i < c->n; i++)
         if (!isnan(c->logits[i]) && c->logits[i] != -INFINITY) { g.d[g.k].id = (int32_t)i; g.d[g.k++].sc = c->logits[i]; }
+    g.synced = c->n_pinf == 0;   /* then d holds the finite ids in id order: the input stage's */
     gen_set_base(&g, c->tmp);
     for (int s = 0; s < n_order && !rc; s++) {
         rc = gen_apply(c, &g, order[s], sem[order[s]], p, keep, cut);
@@ -1779,7 +1941,15 @@ int tc_sampler_run_ws(tc_sampler_ws *ws, const float *logits, uint32_t n, const 
         for (int i = 0; i < 4; i++)
             if ((unsigned)p->semantics[i] > 3) return tc_error_set(err, TC_ERR_ARG, "sampler: unknown semantics for %s", STAGE_NAMES[i]);
     }
-    ctx c = {logits, n, out, ws, ws_array(ws, n, sizeof(double)), 0, 0, 0, -1, 0.0, 0.0, 0, 0};
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.logits = logits;
+    c.n = n;
+    c.res = out;
+    c.ws = ws;
+    c.tmp = ws_array(ws, n, sizeof(double));
+    c.first_nonfinite = -1;
+    c.last_total = NAN;
     int32_t *idb = ws_array(ws, n, sizeof *idb);
     int rc;
     if (!c.tmp || !idb) rc = TC_ERR_NOMEM;
@@ -1799,11 +1969,16 @@ int tc_sampler_run_ws(tc_sampler_ws *ws, const float *logits, uint32_t n, const 
 
 uint32_t tc_sstage_top(const tc_sstage *s, uint32_t cap, int32_t *ids, double *probs) {
     uint32_t m = 0;
+    /* the list's last entry, held in locals once the list is full (the writes to probs / ids would
+     * make the compiler reload it for every candidate): most candidates fail one comparison */
+    double last_p = INFINITY;
+    int32_t last_id = INT32_MIN;
+    const double *sp = s->probs;
     for (uint32_t i = 0; i < s->n && cap; i++) {
-        const double v = s->probs[i];
-        const int32_t id = s->ids[i];
+        const double v = sp[i];
         /* x before y: higher probability, or equal and lower id */
-        if (m == cap && !(v > probs[m - 1] || (v == probs[m - 1] && id < ids[m - 1]))) continue;
+        if (m == cap && !(v > last_p || (v == last_p && s->ids[i] < last_id))) continue;
+        const int32_t id = s->ids[i];
         uint32_t j = m < cap ? m++ : m - 1;
         while (j > 0 && (v > probs[j - 1] || (v == probs[j - 1] && id < ids[j - 1]))) {
             probs[j] = probs[j - 1];
@@ -1812,6 +1987,7 @@ uint32_t tc_sstage_top(const tc_sstage *s, uint32_t cap, int32_t *ids, double *p
         }
         probs[j] = v;
         ids[j] = id;
+        if (m == cap) { last_p = probs[m - 1]; last_id = ids[m - 1]; }
     }
     return m;
 }
