@@ -28,9 +28,10 @@ Does not: talk to the board (remote.py gets the ids), or show anything.
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -47,6 +48,56 @@ KIND_NAMES = {
     "unknown_id": "unknown id",
     "normalization": "normalization",
 }
+# Every fallback reason a divergence can give (when no rule explains it, the why column shows this),
+# as its template with the values as {0}, {1}… (what a translation catalog needs).
+REASONS: tuple[str, ...] = (
+    "id {0} is not in the vocabulary ({1} side)",
+    "{0} (id {1}) is one special token on the {2} side only",
+    "equal after {0}",
+    "host {0} vs board {1}: {2}",
+    "host: {0}; board: {1}",
+    "neither side is an encoding of the span alone: the split depends on its context (pre-tokenization)",
+    "vocab.bin stores id {0} (bytes {1}) as {2}, the UTF-8 of {3} (id {4}): the board read the marker, not the letter",
+)
+# Values that are words of the reason rather than data (translated too; a list of them joined by
+# " = " or ", " is translated word by word).
+REASON_WORDS: tuple[str, ...] = (
+    "host", "board", "(none)", "no encoder of the span alone", "nothing on one side",
+    "bpe (merge ranks)", "rank (lowest id first)", "greedy (longest match)",
+    "markers (bytes 00-20)", "7F", "multi-byte UTF-8", "raw 80-A0", "raw AD", "raw A1-FF", "ASCII",
+)
+_JOINS = (" = ", ", ")
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a span differs when no rule says it: `sentence` in English; `template` (one of REASONS)
+    and `args` its values, so that another language translates the template and puts them back."""
+
+    template: str
+    args: tuple[str, ...] = ()
+
+    @property
+    def sentence(self) -> str:
+        return self.template.format(*self.args)
+
+    def text(self, translate: Callable[[str], str]) -> str:
+        """The reason in another language: the template translated, the values put back (the words
+        among them, REASON_WORDS, translated too, one by one in a joined list)."""
+        def value(a: str) -> str:
+            if a in REASON_WORDS:
+                return translate(a)
+            parts = re.split("(" + "|".join(re.escape(j) for j in _JOINS) + ")", a)
+            if len(parts) > 1 and all(p in REASON_WORDS for p in parts[::2]):
+                return "".join(translate(p) for p in parts)
+            return a
+        return translate(self.template).format(*(value(a) for a in self.args))
+
+
+def _reason(template: str, *args: object) -> Reason:
+    return Reason(template, tuple(str(a) for a in args))
+
+
 # above this many bytes a text whose sides' bytes differ is aligned by common prefix and suffix
 # only (difflib's matcher is quadratic in the worst case)
 FULL_ALIGN_LIMIT = 20_000
@@ -75,8 +126,12 @@ class Divergence:
     board_bytes: bytes
     byte_span: tuple[int, int]      # in the host's bytes
     kind: str
-    reason: str
+    why: Reason                     # the fallback reason (what differs, when no rule says why)
     findings: tuple[Finding, ...] = ()     # the board engine's rules behind the board's side
+
+    @property
+    def reason(self) -> str:
+        return self.why.sentence
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -219,7 +274,7 @@ def stored_form(real: bytes) -> bytes:
     return b"".join(b"\xc4" + bytes([0x80 + x]) if x <= 0x20 else bytes([x]) for x in real)
 
 
-def _marker_collision(host: Sequence[Piece], board: Sequence[Piece]) -> str | None:
+def _marker_collision(host: Sequence[Piece], board: Sequence[Piece]) -> Reason | None:
     """A board token whose vocab.bin stored bytes are a host token's real bytes (the identical-bytes pairs)."""
     for bp in board:
         if bp.data is None or bp.special:
@@ -229,12 +284,11 @@ def _marker_collision(host: Sequence[Piece], board: Sequence[Piece]) -> str | No
             continue
         for hp in host:
             if hp.data == stored and hp.id != bp.id:
-                return (f"vocab.bin stores id {bp.id} (bytes {bp.data.hex(' ')}) as {stored.hex(' ')}, "
-                        f"the UTF-8 of {hp.shown!r} (id {hp.id}): the board read the marker, not the letter")
+                return _reason(REASONS[6], bp.id, bp.data.hex(" "), stored.hex(" "), repr(hp.shown), hp.id)
     return None
 
 
-def _explain_split(tok: Tokenizer, data: bytes, host: Sequence[Piece], board: Sequence[Piece]) -> str:
+def _explain_split(tok: Tokenizer, data: bytes, host: Sequence[Piece], board: Sequence[Piece]) -> Reason:
     """Which encoder, run on the span alone, gives each side's pieces."""
     found: dict[str, list[str]] = {"host": [], "board": []}
     want = {"host": [p.id for p in host], "board": [p.id for p in board]}
@@ -252,20 +306,21 @@ def _explain_split(tok: Tokenizer, data: bytes, host: Sequence[Piece], board: Se
         return " = ".join(label[e] for e in found[side]) if found[side] else "no encoder of the span alone"
 
     if not found["host"] and not found["board"]:
-        return "neither side is an encoding of the span alone: the split depends on its context (pre-tokenization)"
-    return f"host: {who('host')}; board: {who('board')}"
+        return _reason(REASONS[5])
+    return _reason(REASONS[4], who("host"), who("board"))
 
 
-def _classify(tok: Tokenizer, host: Sequence[Piece], board: Sequence[Piece], hb: bytes, bb: bytes) -> tuple[str, str]:
+def _classify(tok: Tokenizer, host: Sequence[Piece], board: Sequence[Piece], hb: bytes,
+              bb: bytes) -> tuple[str, Reason]:
     unknown = [p.id for p in (*host, *board) if p.data is None]
     if unknown:
         side = "board" if any(p.data is None for p in board) else "host"
-        return "unknown_id", f"id {unknown[0]} is not in the vocabulary ({side} side)"
+        return "unknown_id", _reason(REASONS[0], unknown[0], side)
     for one, other, name in ((host, board, "host"), (board, host, "board")):
         specials = [p for p in one if p.special]
         if specials and not any(p.special for p in other) and len(other) > len(specials):
             sp = specials[0]
-            return "special_split", f"{sp.shown!r} (id {sp.id}) is one special token on the {name} side only"
+            return "special_split", _reason(REASONS[1], repr(sp.shown), sp.id, name)
     if hb == bb:
         return "same_bytes", _explain_split(tok, hb, host, board)
     collision = _marker_collision(host, board)
@@ -274,12 +329,12 @@ def _classify(tok: Tokenizer, host: Sequence[Piece], board: Sequence[Piece], hb:
     th, tb = hb.decode("utf-8", errors="replace"), bb.decode("utf-8", errors="replace")
     for form in ("NFC", "NFD", "NFKC", "NFKD"):
         if unicodedata.normalize(form, th) == unicodedata.normalize(form, tb) and th != tb:
-            return "normalization", f"equal after {form}"
+            return "normalization", _reason(REASONS[2], form)
     classes: list[str] = []
     for run in _differing_runs(hb, bb):
         classes += [c for c in byte_classes(run) if c not in classes]
     what = ", ".join(classes) or "nothing on one side"
-    return "different_bytes", f"host {hb.hex(' ') or '(none)'} vs board {bb.hex(' ') or '(none)'}: {what}"
+    return "different_bytes", _reason(REASONS[3], hb.hex(" ") or "(none)", bb.hex(" ") or "(none)", what)
 
 
 def diff_text(text: str, host_ids: Sequence[int], board_ids: Sequence[int] | None, host_tok: Tokenizer,

@@ -227,7 +227,7 @@ def print_run(run: BoardRun, top: int, tok: Tokenizer | None = None) -> None:
             text = v.host_bytes.decode("utf-8", errors="backslashreplace")
             print(_("  #{n} at byte {at}: {kind} {text!r}: host {host} | board {board} ({reason})").format(
                 n=i + 1, at=v.byte_span[0], kind=message(KIND_NAMES[v.kind]), text=text, host=_pieces(v, "host"),
-                board=_pieces(v, "board"), reason=message(v.reason)))
+                board=_pieces(v, "board"), reason=v.why.text(finding_text)))
             for f in v.findings:
                 print(f"      {f.rule}: {finding_message(f)}")
         print(_("most frequent divergent spans:"))

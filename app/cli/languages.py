@@ -69,7 +69,8 @@ def cmd_languages(args: argparse.Namespace) -> int:
         for p in write(rep, o):
             print(_("wrote {path}").format(path=p), file=sys.stderr)
     if not args.output:
-        table = text_table(rep, args.first)   # its summary lines in the current language (i18n.message)
+        # its column names and summary lines in the current language (the catalog's msgctxt "message")
+        table = text_table(rep, args.first, message)
         sys.stdout.write("\n".join(message(line) for line in table.split("\n")))
     return 0
 

@@ -12,6 +12,8 @@ import html
 import io
 import json
 import math
+import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, fields
 from pathlib import Path
 
@@ -69,8 +71,35 @@ def write(rep: Report, path: str | Path) -> list[Path]:
 
 
 # ---- plain text --------------------------------------------------------------------------------
-def text_table(rep: Report, first: int | None = None) -> str:
-    """Per series: languages by parity (highest first), then the scripts."""
+# the printed table's columns: (header, width in terminal columns, left-aligned)
+LANGUAGE_COLUMNS = (("lang", 18, True), ("script", 11, True), ("tokens", 8, False), ("tok/char", 8, False),
+                    ("tok/byte", 8, False), ("p50", 6, False), ("p95", 7, False), ("fallback", 8, False),
+                    ("unk", 6, False), ("parity", 7, False), ("attn", 7, False))
+SCRIPT_COLUMNS = (("script", 18, True), ("langs", 5, False), ("tokens", 9, False), ("tok/char", 8, False),
+                  ("median parity", 13, False))
+HEADERS = tuple(dict.fromkeys(h for h, _w, _l in (*LANGUAGE_COLUMNS, *SCRIPT_COLUMNS)))
+
+
+def _columns(s: str) -> int:
+    """Terminal columns of s (East Asian wide characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
+
+
+def _row(cells: list[str], columns: tuple[tuple[str, int, bool], ...], widths: list[int]) -> str:
+    out = []
+    for c, (_h, _w, left), w in zip(cells, columns, widths):
+        pad = " " * max(0, w - _columns(c))
+        out.append(c + pad if left else pad + c)
+    return "  " + " ".join(out)
+
+
+def text_table(rep: Report, first: int | None = None, header: Callable[[str], str] = str) -> str:
+    """Per series: languages by parity (highest first), then the scripts. `header`: a column's name in
+    the reader's language (a column is as wide as its name, when the name is the wider)."""
+    lang_heads = [header(h) for h, _w, _l in LANGUAGE_COLUMNS]
+    lang_widths = [max(w, _columns(h)) for h, (_e, w, _l) in zip(lang_heads, LANGUAGE_COLUMNS)]
+    script_heads = [header(h) for h, _w, _l in SCRIPT_COLUMNS]
+    script_widths = [max(w, _columns(h)) for h, (_e, w, _l) in zip(script_heads, SCRIPT_COLUMNS)]
     out = [f"{rep.corpus}: {len(rep.rows_of(rep.series[0]))} languages, reference {rep.options.reference}; "
            f"{PARITY_NOTE[rep.parity_mode]}"]
     for s in rep.series:
@@ -78,18 +107,18 @@ def text_table(rep: Report, first: int | None = None) -> str:
         shown = rows if first is None else rows[:first]
         out.append("")
         out.append(f"{s}")
-        out.append(f"  {'lang':<18} {'script':<11} {'tokens':>8} {'tok/char':>8} {'tok/byte':>8} {'p50':>6} "
-                   f"{'p95':>7} {'fallback':>8} {'unk':>6} {'parity':>7} {'attn':>7}")
+        out.append(_row(lang_heads, LANGUAGE_COLUMNS, lang_widths))
         for r in shown:
-            out.append(f"  {r.lang[:18]:<18} {r.script[:11]:<11} {r.tokens:>8} {r.tokens_per_char:>8.3f} "
-                       f"{r.tokens_per_byte:>8.3f} {r.p50:>6.1f} {r.p95:>7.1f} {r.byte_fallback_share:>8.2%} "
-                       f"{r.unk_share:>6.2%} {r.parity:>7.3f} {r.attention_cost:>7.3f}")
+            out.append(_row([r.lang[:18], r.script[:11], f"{r.tokens}", f"{r.tokens_per_char:.3f}",
+                             f"{r.tokens_per_byte:.3f}", f"{r.p50:.1f}", f"{r.p95:.1f}",
+                             f"{r.byte_fallback_share:.2%}", f"{r.unk_share:.2%}", f"{r.parity:.3f}",
+                             f"{r.attention_cost:.3f}"], LANGUAGE_COLUMNS, lang_widths))
         if len(shown) < len(rows):
             out.append(f"  ... {len(rows) - len(shown)} more (all of them: -o report.csv)")
-        out.append(f"  {'script':<18} {'langs':>5} {'tokens':>9} {'tok/char':>8} {'median parity':>13}")
+        out.append(_row(script_heads, SCRIPT_COLUMNS, script_widths))
         for sr in (x for x in rep.scripts if x.series == s):
-            out.append(f"  {sr.script[:18]:<18} {sr.languages:>5} {sr.tokens:>9} {sr.tokens_per_char:>8.3f} "
-                       f"{sr.median_parity:>13.3f}")
+            out.append(_row([sr.script[:18], f"{sr.languages}", f"{sr.tokens}", f"{sr.tokens_per_char:.3f}",
+                             f"{sr.median_parity:.3f}"], SCRIPT_COLUMNS, script_widths))
     return "\n".join(out) + "\n"
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from ..analysis.encoded import TokenSpans
+from ..board import messages
 from ..board.causes import Finding
 from ..board.diff import KIND_NAMES, Piece, TextDiff, byte_starts, pieces_of
 from ..board.identify import Identification
@@ -92,7 +93,7 @@ def text_rows(diffs: list[TextDiff]) -> list[tuple[str, ...]]:
     rows = []
     for i, d in enumerate(diffs):
         if d.board_ids is None:
-            result, first = tr("no board ids"), d.board_error or ""
+            result, first = tr("no board ids"), board_message(d.board_error or "")
         elif d.same:
             result, first = tr("identical"), ""
         else:
@@ -119,11 +120,17 @@ def finding_text(f: Finding) -> str:
     return f.text(tr)
 
 
+def board_message(text: str) -> str:
+    """A board link's failure (a BoardError, a batch error) in the window's language; the values in it
+    (hosts, paths, commands, exit codes) and the board's own output lines as they are."""
+    return messages.translate(text, tr)
+
+
 def divergence_rows(d: TextDiff) -> list[tuple[str, ...]]:
     """Per divergent span: where, the rules behind the board's side, both sides, and why in sentences."""
     return [(f"{v.byte_span[0]}–{v.byte_span[1]}", ", ".join(v.rules) or tr(KIND_NAMES[v.kind]),
              _pieces_text(v.host_pieces), _pieces_text(v.board_pieces),
-             "; ".join(finding_text(f) for f in v.findings) or v.reason) for v in d.divergences]
+             "; ".join(finding_text(f) for f in v.findings) or v.why.text(tr)) for v in d.divergences]
 
 
 def board_prints_text(tok: Tokenizer, d: TextDiff | None) -> str:
@@ -144,7 +151,7 @@ def board_prints_text(tok: Tokenizer, d: TextDiff | None) -> str:
 def identify_text(res: IdentifyRun) -> str:
     r: Identification | None = res.result
     if r is None:
-        return tr("identify failed: {reason}").format(reason=res.error)
+        return tr("identify failed: {reason}").format(reason=board_message(res.error or ""))
     agree = ", ".join(f"{k} {n}/{r.probes}" for k, n in r.agree.items())
     if r.engine:
         head = tr("The board runs {engine}: every one of {n} probes reproduced.").format(engine=r.engine, n=r.probes)
@@ -153,7 +160,7 @@ def identify_text(res: IdentifyRun) -> str:
         head += "".join("\n  " + tr("{probe}: board {board} | {engine} {host}").format(
             probe=visible(p), board=b, engine=r.closest, host=h) for p, b, h in r.differ[:6])
     return (head + "\n" + tr("agreement: {list}").format(list=agree)
-            + (f"\n⚠ {res.error}" if res.error else ""))
+            + (f"\n⚠ {board_message(res.error)}" if res.error else ""))
 
 
 def summary_text(run: BoardRun) -> str:
@@ -174,7 +181,7 @@ def summary_text(run: BoardRun) -> str:
         host=f"{run.host_seconds:.2f}"))
     text = tr("; ").join(parts) + tr(".")
     if run.error:
-        text += "\n⚠ " + tr("{reason} (the results so far are shown)").format(reason=run.error)
+        text += "\n⚠ " + tr("{reason} (the results so far are shown)").format(reason=board_message(run.error))
     return text
 
 
@@ -189,22 +196,23 @@ def checks_text(run: BoardRun) -> str:
             machine=f.uname_m, compiler=f.compiler_version or tr("not found"), target=target, sign=sign))
     if c.board is not None:
         lines.append(tr("board file {what}: {size} bytes, sha256 {sha256}").format(
-            what=c.board.what, size=f"{c.board.size:,}", sha256=c.board.sha256))
+            what=board_message(c.board.what), size=f"{c.board.size:,}", sha256=c.board.sha256))
     if c.host is not None:
         lines.append(tr("host file {what}: {size} bytes, sha256 {sha256}").format(
-            what=c.host.what, size=f"{c.host.size:,}", sha256=c.host.sha256))
+            what=board_message(c.host.what), size=f"{c.host.size:,}", sha256=c.host.sha256))
     if c.same_file is True:
         lines.append(tr("✔ the board's tokenizer file is the host's"))
     elif c.same_file is False:
         lines.append(tr("✘ the board's tokenizer file differs from the host's"))
     if c.vocab is not None:
         d = c.vocab
-        shown = ", ".join(f"id {e.id}: host {e.a.hex(' ') if e.a is not None else '-'} / board "
-                          f"{e.b.hex(' ') if e.b is not None else '-'}" for e in d.differences[:5])
+        shown = ", ".join(tr("id {id}: host {host} / board {board}").format(
+            id=e.id, host=e.a.hex(" ") if e.a is not None else "-", board=e.b.hex(" ") if e.b is not None else "-")
+            for e in d.differences[:5])
         lines.append(tr("vocab.bin entries: host {host}, board {board}; {n} differ").format(
             host=f"{d.entries_a:,}", board=f"{d.entries_b:,}", n=f"{len(d.differences):,}")
             + (": " + shown if shown else ""))
-    lines += c.notes
+    lines += [board_message(n) for n in c.notes]
     return "\n".join(lines)
 
 
@@ -241,7 +249,7 @@ class BoardModel(QObject):
         self._runner = Runner(parent=self, expected=(BoardError,))
         self._runner.finished.connect(self._on_finished)
         self._runner.failed.connect(
-            lambda msg: self.failed.emit(tr("The board run failed: {reason}").format(reason=msg)))
+            lambda msg: self.failed.emit(tr("The board run failed: {reason}").format(reason=board_message(msg))))
         for r in (self._connector, self._runner):
             r.busy.connect(lambda _b: self.busyChanged.emit(self.busy))
 
@@ -258,14 +266,14 @@ class BoardModel(QObject):
         try:
             return self.store.load()
         except BoardError as exc:
-            self.failed.emit(tr("Board profiles: {reason}").format(reason=exc))
+            self.failed.emit(tr("Board profiles: {reason}").format(reason=board_message(str(exc))))
             return []
 
     def save_profile(self, p: Profile) -> None:
         try:
             self.store.put(p)
         except BoardError as exc:
-            self.failed.emit(tr("Board profiles: {reason}").format(reason=exc))
+            self.failed.emit(tr("Board profiles: {reason}").format(reason=board_message(str(exc))))
             return
         self.profilesChanged.emit()
 
@@ -273,7 +281,7 @@ class BoardModel(QObject):
         try:
             self.store.remove(name)
         except BoardError as exc:
-            self.failed.emit(tr("Board profiles: {reason}").format(reason=exc))
+            self.failed.emit(tr("Board profiles: {reason}").format(reason=board_message(str(exc))))
             return
         self.profilesChanged.emit()
 
@@ -334,7 +342,7 @@ class BoardModel(QObject):
 
     def _on_connect_failed(self, msg: str) -> None:
         self.statusChanged.emit(tr("not connected"))
-        self.failed.emit(tr("Cannot connect to the board: {reason}").format(reason=msg))
+        self.failed.emit(tr("Cannot connect to the board: {reason}").format(reason=board_message(msg)))
 
     # ---- a run -------------------------------------------------------------------------------------------
     def start(self, req: DiffRequest, tok: Tokenizer) -> None:

@@ -1762,6 +1762,10 @@
         <translation>vocab.bin 条目：主机端 {host}，板端 {board}；{n} 个不同</translation>
     </message>
     <message>
+        <source>id {id}: host {host} / board {board}</source>
+        <translation>id {id}：主机端 {host} / 板端 {board}</translation>
+    </message>
+    <message>
         <source>your order</source>
         <translation>你的顺序</translation>
     </message>
@@ -2088,6 +2092,534 @@ Trust it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ss
     <message>
         <source>llama.cpp reads {0} as model {1}, pre {2} and splits this as {3}; the host's tokenizer as {4}</source>
         <translation>llama.cpp 把 {0} 读作模型 {1}、预分词 {2}，切分为 {3}；主机端分词器切分为 {4}</translation>
+    </message>
+    <message>
+        <source>Error reading SSH protocol banner</source>
+        <translation>读取 SSH 协议标识失败</translation>
+    </message>
+    <message>
+        <source>{reason}: line {line} column {column} (char {at})</source>
+        <translation>{reason}：第 {line} 行第 {column} 列（第 {at} 个字符）</translation>
+    </message>
+    <message>
+        <source>Expecting value</source>
+        <translation>此处应为一个值</translation>
+    </message>
+    <message>
+        <source>Extra data</source>
+        <translation>多余的数据</translation>
+    </message>
+    <message>
+        <source>Expecting ',' delimiter</source>
+        <translation>此处应为分隔符 ','</translation>
+    </message>
+    <message>
+        <source>Expecting ':' delimiter</source>
+        <translation>此处应为分隔符 ':'</translation>
+    </message>
+    <message>
+        <source>Expecting property name enclosed in double quotes</source>
+        <translation>此处应为双引号括起的键名</translation>
+    </message>
+    <message>
+        <source>Unterminated string starting at</source>
+        <translation>字符串未结束，起始于</translation>
+    </message>
+    <message>
+        <source>Invalid control character at</source>
+        <translation>无效的控制字符，位于</translation>
+    </message>
+    <message>
+        <source>id {0} is not in the vocabulary ({1} side)</source>
+        <translation>id {0} 不在词表中（{1}一侧）</translation>
+    </message>
+    <message>
+        <source>{0} (id {1}) is one special token on the {2} side only</source>
+        <translation>{0}（id {1}）只在{2}一侧是一个特殊 token</translation>
+    </message>
+    <message>
+        <source>equal after {0}</source>
+        <translation>经 {0} 归一化后相同</translation>
+    </message>
+    <message>
+        <source>host {0} vs board {1}: {2}</source>
+        <translation>主机 {0}，板端 {1}：{2}</translation>
+    </message>
+    <message>
+        <source>host: {0}; board: {1}</source>
+        <translation>主机：{0}；板端：{1}</translation>
+    </message>
+    <message>
+        <source>neither side is an encoding of the span alone: the split depends on its context (pre-tokenization)</source>
+        <translation>两侧都不是这段文本单独编码的结果：切分取决于上下文（预分词）</translation>
+    </message>
+    <message>
+        <source>vocab.bin stores id {0} (bytes {1}) as {2}, the UTF-8 of {3} (id {4}): the board read the marker, not the letter</source>
+        <translation>vocab.bin 把 id {0}（字节 {1}）存为 {2}，即 {3}（id {4}）的 UTF-8：板端读到的是标记，而不是那个字母</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>no encoder of the span alone</source>
+        <translation>没有编码器单独给出此切分</translation>
+    </message>
+    <message>
+        <source>nothing on one side</source>
+        <translation>一侧为空</translation>
+    </message>
+    <message>
+        <source>bpe (merge ranks)</source>
+        <translation>bpe（合并优先级）</translation>
+    </message>
+    <message>
+        <source>rank (lowest id first)</source>
+        <translation>rank（最小 id 优先）</translation>
+    </message>
+    <message>
+        <source>greedy (longest match)</source>
+        <translation>greedy（最长匹配）</translation>
+    </message>
+    <message>
+        <source>markers (bytes 00-20)</source>
+        <translation>标记（字节 00-20）</translation>
+    </message>
+    <message>
+        <source>7F</source>
+        <translation>7F</translation>
+    </message>
+    <message>
+        <source>multi-byte UTF-8</source>
+        <translation>多字节 UTF-8</translation>
+    </message>
+    <message>
+        <source>raw 80-A0</source>
+        <translation>原始字节 80-A0</translation>
+    </message>
+    <message>
+        <source>raw AD</source>
+        <translation>原始字节 AD</translation>
+    </message>
+    <message>
+        <source>raw A1-FF</source>
+        <translation>原始字节 A1-FF</translation>
+    </message>
+    <message>
+        <source>ASCII</source>
+        <translation>ASCII</translation>
+    </message>
+    <message>
+        <source> = </source>
+        <translation> = </translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>a board profile needs a name and a host: {profile}</source>
+        <translation>板端配置需要名称和主机：{profile}</translation>
+    </message>
+    <message>
+        <source>a board profile needs a name</source>
+        <translation>板端配置需要名称</translation>
+    </message>
+    <message>
+        <source>profile {name}: no host</source>
+        <translation>配置 {name}：没有主机</translation>
+    </message>
+    <message>
+        <source>profile {name}: port {port} is not 1..65535</source>
+        <translation>配置 {name}：端口 {port} 不在 1..65535 之内</translation>
+    </message>
+    <message>
+        <source>profile {name}: no compiler command</source>
+        <translation>配置 {name}：没有编译器命令</translation>
+    </message>
+    <message>
+        <source>profile {name}: {setting} {value} is not a number of seconds</source>
+        <translation>配置 {name}：{setting} {value} 不是秒数</translation>
+    </message>
+    <message>
+        <source>cannot read board profiles {path}: {reason}</source>
+        <translation>无法读取板端配置 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>{path} is not a board profile file: {reason}</source>
+        <translation>{path} 不是板端配置文件：{reason}</translation>
+    </message>
+    <message>
+        <source>cannot reach {where}: no answer within {seconds} s</source>
+        <translation>无法连接 {where}：{seconds} 秒内无应答</translation>
+    </message>
+    <message>
+        <source>cannot reach {where}: {reason}</source>
+        <translation>无法连接 {where}：{reason}</translation>
+    </message>
+    <message>
+        <source>no SSH server answered at {where} within {seconds} s (handshake: {reason})</source>
+        <translation>{where} 在 {seconds} 秒内没有 SSH 服务器应答（握手：{reason}）</translation>
+    </message>
+    <message>
+        <source>key file {path} does not exist</source>
+        <translation>密钥文件 {path} 不存在</translation>
+    </message>
+    <message>
+        <source>cannot read key file {path}: {reason}</source>
+        <translation>无法读取密钥文件 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>key file {path} is encrypted and no passphrase was given</source>
+        <translation>密钥文件 {path} 已加密，但未提供口令</translation>
+    </message>
+    <message>
+        <source>cannot decrypt key file {path} (wrong passphrase?): {reason}</source>
+        <translation>无法解密密钥文件 {path}（口令错误？）：{reason}</translation>
+    </message>
+    <message>
+        <source>the host key of {host} is not known: {kind} {fingerprint}. Accept it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub)</source>
+        <translation>{host} 的主机密钥未知：{kind} {fingerprint}。只有确认它是板端自己的密钥时才接受它（在板端运行：ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub）</translation>
+    </message>
+    <message>
+        <source>WARNING: the host key of {host} {what}: the server offers {kind} {fingerprint}, on record: {known}. Someone may be intercepting the connection, or the board was reinstalled; connection refused. Remove the old entry only if you know why</source>
+        <translation>警告：{host} 的主机密钥{what}：服务器提供的是 {kind} {fingerprint}，记录中为：{known}。可能有人在拦截连接，或者板端系统已重装；已拒绝连接。只有清楚原因时才删除旧记录</translation>
+    </message>
+    <message>
+        <source>{label}: connection closed during authentication: {reason}</source>
+        <translation>{label}：认证过程中连接被关闭：{reason}</translation>
+    </message>
+    <message>
+        <source>{label}: connection closed during authentication ({what}): {reason}</source>
+        <translation>{label}：认证过程中（{what}）连接被关闭：{reason}</translation>
+    </message>
+    <message>
+        <source>{label} refused authentication: {tried} (server accepts: {methods})</source>
+        <translation>{label} 拒绝了认证：{tried}（服务器接受：{methods}）</translation>
+    </message>
+    <message>
+        <source>not connected to {label}</source>
+        <translation>未连接到 {label}</translation>
+    </message>
+    <message>
+        <source>the connection to {label} was lost; reconnect</source>
+        <translation>与 {label} 的连接已断开；请重新连接</translation>
+    </message>
+    <message>
+        <source>the connection to {label} failed to start a command: {reason}</source>
+        <translation>与 {label} 的连接无法启动命令：{reason}</translation>
+    </message>
+    <message>
+        <source>cancelled: {command}</source>
+        <translation>已取消：{command}</translation>
+    </message>
+    <message>
+        <source>the board command sent nothing for {seconds} s and was stopped: {command}</source>
+        <translation>板端命令 {seconds} 秒内没有任何输出，已被停止：{command}</translation>
+    </message>
+    <message>
+        <source>the board command did not finish within {seconds} s and was stopped: {command}</source>
+        <translation>板端命令未在 {seconds} 秒内结束，已被停止：{command}</translation>
+    </message>
+    <message>
+        <source>the board command closed its output but did not exit within {seconds} s: {command}</source>
+        <translation>板端命令关闭了输出，但未在 {seconds} 秒内退出：{command}</translation>
+    </message>
+    <message>
+        <source>the connection to {label} was lost while running: {command}</source>
+        <translation>运行命令时与 {label} 的连接断开：{command}</translation>
+    </message>
+    <message>
+        <source>command exited with status {rc}: {command}</source>
+        <translation>命令以状态 {rc} 退出：{command}</translation>
+    </message>
+    <message>
+        <source>{path} does not exist on the board</source>
+        <translation>板端上不存在 {path}</translation>
+    </message>
+    <message>
+        <source>{path} does not exist on {host}</source>
+        <translation>{host} 上不存在 {path}</translation>
+    </message>
+    <message>
+        <source>port {port} is not a TCP port (1-65535)</source>
+        <translation>端口 {port} 不是 TCP 端口（1-65535）</translation>
+    </message>
+    <message>
+        <source>{label}: cannot reach 127.0.0.1:{port} on the board ({reason}; is the service running, is TCP forwarding allowed?)</source>
+        <translation>{label}：无法连接板端的 127.0.0.1:{port}（{reason}；服务是否在运行，是否允许 TCP 转发？）</translation>
+    </message>
+    <message>
+        <source>the connection to {label} failed to open a channel: {reason}</source>
+        <translation>与 {label} 的连接无法打开通道：{reason}</translation>
+    </message>
+    <message>
+        <source>{label}: cannot start SFTP: {reason}</source>
+        <translation>{label}：无法启动 SFTP：{reason}</translation>
+    </message>
+    <message>
+        <source>{label}: cannot start SFTP</source>
+        <translation>{label}：无法启动 SFTP</translation>
+    </message>
+    <message>
+        <source>the connection to {label} was lost during SFTP {op} {path}</source>
+        <translation>SFTP {op} {path} 期间与 {label} 的连接断开</translation>
+    </message>
+    <message>
+        <source>SFTP {op} {path} on {label} failed: {reason}</source>
+        <translation>在 {label} 上 SFTP {op} {path} 失败：{reason}</translation>
+    </message>
+    <message>
+        <source>{path} exists on {label} and is not a directory</source>
+        <translation>{label} 上的 {path} 已存在，且不是目录</translation>
+    </message>
+    <message>
+        <source>{path} on {label} has {size} bytes, more than the {limit} allowed</source>
+        <translation>{label} 上的 {path} 有 {size} 字节，超过允许的 {limit} 字节</translation>
+    </message>
+    <message>
+        <source>cannot compute the sha256 of {path} on {label}: {notes}</source>
+        <translation>无法计算 {label} 上 {path} 的 sha256：{notes}</translation>
+    </message>
+    <message>
+        <source>output line {line} is not {what}: {shown} ({reason})</source>
+        <translation>输出第 {line} 行不是 {what}：{shown}（{reason}）</translation>
+    </message>
+    <message>
+        <source>output line {line} is not {what}: {shown}</source>
+        <translation>输出第 {line} 行不是 {what}：{shown}</translation>
+    </message>
+    <message>
+        <source>ids inside the group of {pattern}</source>
+        <translation>{pattern} 分组中的 id</translation>
+    </message>
+    <message>
+        <source>{word} is not one</source>
+        <translation>{word} 不是整数</translation>
+    </message>
+    <message>
+        <source>keys: {keys}</source>
+        <translation>键：{keys}</translation>
+    </message>
+    <message>
+        <source>group {group} holds a non-integer</source>
+        <translation>分组 {group} 含有非整数</translation>
+    </message>
+    <message>
+        <source>{n} lines</source>
+        <translation>{n} 行</translation>
+    </message>
+    <message>
+        <source>the board's tokenizer refused the text: {error}</source>
+        <translation>板端分词器拒绝了该文本：{error}</translation>
+    </message>
+    <message>
+        <source>the command printed more results than the {n} texts sent (line {line}: {text})</source>
+        <translation>命令输出的结果多于发送的 {n} 条文本（第 {line} 行：{text}）</translation>
+    </message>
+    <message>
+        <source>{reason} [{done} of {sent} results received before this]</source>
+        <translation>{reason} [此前已收到 {sent} 条结果中的 {done} 条]</translation>
+    </message>
+    <message>
+        <source>the command printed {done} results for {sent} texts: {command}</source>
+        <translation>命令为 {sent} 条文本只输出了 {done} 条结果：{command}</translation>
+    </message>
+    <message>
+        <source>the board's tokenizer file: {reason}</source>
+        <translation>板端分词器文件：{reason}</translation>
+    </message>
+    <message>
+        <source>uname failed: {output}</source>
+        <translation>uname 失败：{output}</translation>
+    </message>
+    <message>
+        <source>{compiler} --version failed (exit {rc}): {output}</source>
+        <translation>{compiler} --version 失败（退出码 {rc}）：{output}</translation>
+    </message>
+    <message>
+        <source>cannot tell char signedness: {compiler} -dM -E failed: {output}</source>
+        <translation>无法判断 char 是否有符号：{compiler} -dM -E 失败：{output}</translation>
+    </message>
+    <message>
+        <source>{n} lines of the form [1, 2, 3] in {chars} characters</source>
+        <translation>{chars} 个字符中有 {n} 行形如 [1, 2, 3]</translation>
+    </message>
+    <message>
+        <source>{reason}; stderr: {stderr}</source>
+        <translation>{reason}；标准错误输出：{stderr}</translation>
+    </message>
+    <message>
+        <source>cancelled after {done} of {n} texts</source>
+        <translation>在 {n} 条文本中完成 {done} 条后已取消</translation>
+    </message>
+    <message>
+        <source>bad chunk size {size}</source>
+        <translation>分块大小 {size} 有误</translation>
+    </message>
+    <message>
+        <source>a chunk of {size} bytes runs past the end of the answer</source>
+        <translation>一个 {size} 字节的分块超出了应答的末尾</translation>
+    </message>
+    <message>
+        <source>no HTTP header in the answer ({size} bytes: {head})</source>
+        <translation>应答中没有 HTTP 头（{size} 字节：{head}）</translation>
+    </message>
+    <message>
+        <source>not an HTTP status line: {line}</source>
+        <translation>不是 HTTP 状态行：{line}</translation>
+    </message>
+    <message>
+        <source>bad Content-Length {value}</source>
+        <translation>Content-Length {value} 有误</translation>
+    </message>
+    <message>
+        <source>the answer ended after {got} of {length} body bytes</source>
+        <translation>应答在正文 {length} 字节中的第 {got} 字节后结束</translation>
+    </message>
+    <message>
+        <source>HTTP {status}: the body is not JSON ({reason}): {body}</source>
+        <translation>HTTP {status}：正文不是 JSON（{reason}）：{body}</translation>
+    </message>
+    <message>
+        <source>a token of the answer is not an id: {token}</source>
+        <translation>应答中的一个 token 不是 id：{token}</translation>
+    </message>
+    <message>
+        <source>the answer is above {limit} bytes</source>
+        <translation>应答超过 {limit} 字节</translation>
+    </message>
+    <message>
+        <source>127.0.0.1:{port} on the board did not answer within {seconds} s</source>
+        <translation>板端的 127.0.0.1:{port} 在 {seconds} 秒内没有应答</translation>
+    </message>
+    <message>
+        <source>the channel to 127.0.0.1:{port} broke: {reason}</source>
+        <translation>到 127.0.0.1:{port} 的通道中断：{reason}</translation>
+    </message>
+    <message>
+        <source>the engine's C sources are not installed ({path} is missing): reinstall tokinspect</source>
+        <translation>引擎的 C 源码未安装（缺少 {path}）：请重新安装 tokinspect</translation>
+    </message>
+    <message>
+        <source>cannot parse the command {command}: {reason}</source>
+        <translation>无法解析命令 {command}：{reason}</translation>
+    </message>
+    <message>
+        <source>the board has no C compiler {name} (profile setting 'compiler' is {compiler}; PATH on the board: {path})</source>
+        <translation>板端没有 C 编译器 {name}（配置项 'compiler' 为 {compiler}；板端的 PATH：{path}）</translation>
+    </message>
+    <message>
+        <source>the board could not run the compiler {compiler}: {output}</source>
+        <translation>板端无法运行编译器 {compiler}：{output}</translation>
+    </message>
+    <message>
+        <source>the build on {label} failed (exit {rc})</source>
+        <translation>在 {label} 上构建失败（退出码 {rc}）</translation>
+    </message>
+    <message>
+        <source>tokcore was built but does not run on {label} (run prefix {prefix})</source>
+        <translation>tokcore 已构建，但无法在 {label} 上运行（运行前缀 {prefix}）</translation>
+    </message>
+    <message>
+        <source>program name {name}: use letters, digits, - and _</source>
+        <translation>程序名 {name}：只能使用字母、数字、- 和 _</translation>
+    </message>
+    <message>
+        <source>the board's file is {size} bytes: not fetched for the entry comparison</source>
+        <translation>板端文件有 {size} 字节：未取回做条目比较</translation>
+    </message>
+    <message>
+        <source>the board's vocab.bin does not load: {reason}</source>
+        <translation>板端的 vocab.bin 无法加载：{reason}</translation>
+    </message>
+    <message>
+        <source>the host tokenizer {name} has no file to compare with {path}</source>
+        <translation>主机分词器 {name} 没有可与 {path} 比较的文件</translation>
+    </message>
+    <message>
+        <source>{name} compiled as vocab.bin</source>
+        <translation>{name} 编译成的 vocab.bin</translation>
+    </message>
+    <message>
+        <source>(no output)</source>
+        <translation>（无输出）</translation>
+    </message>
+    <message>
+        <source>refused</source>
+        <translation>被拒绝</translation>
+    </message>
+    <message>
+        <source>is REVOKED</source>
+        <translation>已被吊销</translation>
+    </message>
+    <message>
+        <source>has CHANGED</source>
+        <translation>已改变</translation>
+    </message>
+    <message>
+        <source>no ids from the board</source>
+        <translation>板端没有返回 id</translation>
+    </message>
+    <message>
+        <source>integers separated by spaces or commas</source>
+        <translation>以空格或逗号分隔的整数</translation>
+    </message>
+    <message>
+        <source>a JSON list of ids</source>
+        <translation>id 的 JSON 列表</translation>
+    </message>
+    <message>
+        <source>expected [int, ...]</source>
+        <translation>应为 [int, ...]</translation>
+    </message>
+    <message>
+        <source>a JSON line</source>
+        <translation>JSON 行</translation>
+    </message>
+    <message>
+        <source>a JSON line with "ids"</source>
+        <translation>带 "ids" 的 JSON 行</translation>
+    </message>
+    <message>
+        <source>exactly one JSON line</source>
+        <translation>恰好一行 JSON</translation>
+    </message>
+    <message>
+        <source>llama-tokenize --ids output</source>
+        <translation>llama-tokenize --ids 的输出</translation>
+    </message>
+    <message>
+        <source>Connection refused</source>
+        <translation>连接被拒绝</translation>
+    </message>
+    <message>
+        <source>Connection reset by peer</source>
+        <translation>连接被对方重置</translation>
+    </message>
+    <message>
+        <source>Connection timed out</source>
+        <translation>连接超时</translation>
+    </message>
+    <message>
+        <source>Network is unreachable</source>
+        <translation>网络不可达</translation>
+    </message>
+    <message>
+        <source>No route to host</source>
+        <translation>没有到主机的路由</translation>
+    </message>
+    <message>
+        <source>Name or service not known</source>
+        <translation>未知的主机名或服务</translation>
+    </message>
+    <message>
+        <source>Temporary failure in name resolution</source>
+        <translation>域名解析暂时失败</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>超时</translation>
     </message>
     <message>
         <source>nothing</source>
