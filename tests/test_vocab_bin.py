@@ -111,6 +111,30 @@ def test_vocab_bin_encoders_equal_hf(tmp_path, qwen3_bin, qwen3_json):
         assert got == want, enc
 
 
+def test_lookup_by_string_equals_hf(tmp_path, qwen3_bin, qwen3_json):
+    """A vocab.bin handle builds its string index on the first lookup by string (vocab.c): every
+    token's string, its first-id bytes and strings that are no token answer as HF does on Qwen3's
+    tokenizer.json; an encode that needs no lookup first (greedy), then lookups, then bpe, agree too."""
+    p = tmp_path / "v.bin"
+    p.write_bytes(qwen3_bin)
+    _, hf = pair(qwen3_json)
+    tok = Tokenizer.from_file(p)
+    texts = random_texts(seed=4242, n=300, added=[a["content"] for a in tok.added_tokens])
+    greedy_first = [e.ids.tolist() for e in tok.encode_batch(texts, False, encoder="greedy")]
+    strings = [hf.id_to_token(i) for i in range(hf.get_vocab_size())]
+    rng = random.Random(17)
+    misses = ["".join(rng.choice("aĠbĊ<>|x") for _ in range(rng.randint(1, 9))) for _ in range(2000)]
+    queries = strings + misses + ["<0x0A>", "Ġ", "ĠĠ", ""]
+    got = [tok.token_to_id(s) for s in queries]
+    want = [hf.token_to_id(s) for s in queries]
+    assert sum(g != w for g, w in zip(got, want, strict=True)) == 0
+    assert [tok.id_to_token(i) for i in range(len(strings))] == strings
+    fresh = Tokenizer.from_file(p)
+    assert [e.ids.tolist() for e in fresh.encode_batch(texts, False, encoder="greedy")] == greedy_first
+    want_ids = [h.ids for h in hf.encode_batch(texts, add_special_tokens=False)]
+    assert [e.ids.tolist() for e in tok.encode_batch(texts, False, encoder="bpe")] == want_ids
+
+
 # ---- greedy against a straightforward reference --------------------------------------
 
 def _stored_text(raw: bytes) -> bytes:

@@ -121,6 +121,10 @@ class LanguagesTab(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setMaximumWidth(160)
+        keep = self.progress.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)   # shown while a run goes and after it: idle, an empty box beside Cancel
+        self.progress.setSizePolicy(keep)
+        self.progress.setVisible(False)
         self.rate = QLabel()
         bar = QHBoxLayout()
         for w in (self.open_button, self.add_button, QLabel(tr("Reference:")), self.reference, QLabel(tr("Encoder:")),
@@ -181,6 +185,7 @@ class LanguagesTab(QWidget):
         busy = self.model.busy
         self.run_button.setEnabled(not busy and self.model.corpus is not None)
         self.cancel_button.setEnabled(busy)
+        self.progress.setVisible(busy or self.model.result is not None)
         self.summary.setText(self.model.summary())
         rep = None if self.model.result is None else self.model.result.report
         if rep is not None and rep is not self._shown:     # a new report: the table and the chart follow

@@ -807,6 +807,18 @@ static PyObject *mod_sampler_workspace_bytes(PyObject *mod, PyObject *arg) {
 /* out[j] = ids[j] is among s's ids, for m <= 2^20 ids: one pass over s with
  * the ids in a small open-addressed set (power-of-two slots, linear probing) */
 static void sstage_member(const tc_sstage *s, const int32_t *ids, uint32_t m, unsigned char *out) {
+    if (s->ids_ascending) {   /* a binary search per id (kestrel's stages, the input): no pass over s */
+        for (uint32_t j = 0; j < m; j++) {
+            uint32_t lo = 0, hi = s->n;
+            while (lo < hi) {
+                const uint32_t mid = lo + (hi - lo) / 2;
+                if (s->ids[mid] < ids[j]) lo = mid + 1;
+                else hi = mid;
+            }
+            out[j] = lo < s->n && s->ids[lo] == ids[j];
+        }
+        return;
+    }
     uint32_t cap = 16;
     while (cap < 2 * m) cap *= 2;
     int32_t *slot = malloc(cap * sizeof *slot);

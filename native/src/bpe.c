@@ -14,6 +14,35 @@
  */
 #include "bpe.h"
 #include "spm.h"
+#include "bpe_bt.h"
+
+/* Chunks from BT_MIN_LEN bytes on go to the backtracking encoder (bpe_bt.c) when the vocabulary
+ * qualifies: it is linear in the chunk, the heap O(n log n) with a larger constant. Shorter chunks (CJK
+ * sentences, long words) stay on the heap, which is as fast there, and do not count towards building the
+ * tables: those cost about what the heap spends on BT_BUILD_LEN bytes of long chunks (native/NOTES.md),
+ * so a handle builds them once its long chunks add up to that much, in one chunk or several. The rank
+ * encoder (tiktoken's rule) always uses the heap: its files rank tokens out of the order BPE makes them
+ * (cl100k: 43,674 such pairs), which the encoder's check refuses after paying for the tables. */
+#define BT_MIN_LEN 4096
+#define BT_BUILD_LEN ((size_t)1 << 20)
+
+/* The index of the first byte of p[0..n) that is not c, n if none. */
+static size_t memchr_not(const uint8_t *p, size_t n, uint8_t c) {
+    size_t i = 0;
+    while (i < n && p[i] == c) i++;
+    return i;
+}
+
+/* The backtracking tables for this chunk's encode, NULL: the heap (not built yet, or not usable). */
+static const tc_bt *long_chunk_tables(const tc_tokenizer *tok, int rank_mode, size_t len) {
+    const tc_bt *bt = tc_bt_get(tok, rank_mode, 0);
+    if (!bt) {
+        tc_tokenizer *t = (tc_tokenizer *)tok;   /* a counter, as the handle's other lazy parts */
+        size_t seen = atomic_fetch_add_explicit(&t->bt_heap_bytes, len, memory_order_relaxed) + len;
+        bt = seen >= BT_BUILD_LEN ? tc_bt_get(tok, rank_mode, 1) : NULL;
+    }
+    return tc_bt_usable(bt) ? bt : NULL;
+}
 
 void tc_bpe_scratch_free(tc_bpe_scratch *sc) {
     free(sc->syms);
@@ -210,6 +239,22 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         if (id >= 0) {
             if (tr && trace_push_sym(tr, (uint32_t)id) != 0) return -1;
             return emit(sc, (uint32_t)id, 0, (uint32_t)len);
+        }
+    }
+
+    if (!tr && !rank_mode && len >= BT_MIN_LEN && m->kind == TC_MODEL_BPE_MERGES) {
+        const tc_bt *bt = long_chunk_tables(tok, rank_mode, len);
+        if (bt) {
+            int r = tc_bt_chunk(tok, bt, sc, chunk, len, rank_mode);
+            if (r <= 0) return r;
+            sc->nout = 0;   /* it gave up: the heap decides */
+        } else if (memchr_not(chunk, len, chunk[0]) == len) {
+            /* one byte repeated: a table of the runs of that byte alone */
+            tc_bt *run = tc_bt_run(tok, chunk[0]);
+            int r = tc_bt_usable(run) ? tc_bt_chunk(tok, run, sc, chunk, len, rank_mode) : 1;
+            tc_bt_free(run);
+            if (r <= 0) return r;
+            sc->nout = 0;
         }
     }
 

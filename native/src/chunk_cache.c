@@ -1,12 +1,18 @@
 /* chunk_cache.c - chunk -> tokens results shared by every encode of one handle.
  *
- * Does: a fixed table of atomic pointers to immutable entries (key bytes,
- * the encoder mode, the tokens with their offsets in the chunk). A reader
- * loads a slot with acquire and compares; a writer publishes a complete
- * entry with one compare-and-swap from NULL, so readers never wait and
- * never see half an entry. Entries are never replaced or freed while the
- * handle lives (a reader may hold one): the cache is bounded by a byte
- * budget instead, after which it only answers. Freed with the handle.
+ * Does: a fixed table of atomic 64-bit slots, each 0 (empty) or a tag (32
+ * bits of the key's hash) and the offset of an immutable entry (key bytes,
+ * the encoder mode, the tokens with their offsets in the chunk) in one
+ * arena. Entries are carved from the arena with one atomic add, densely, in
+ * the order chunks are first met (so the common words' entries share cache
+ * lines), and the slots' tags let a probe skip other keys without touching
+ * their entries. A reader loads a slot with acquire and compares; a writer
+ * fills its entry, then publishes it with one compare-and-swap from 0, so
+ * nobody waits and nobody sees half an entry. Entries are never replaced
+ * or freed while the handle lives (a reader may hold one): the arena's size
+ * is the cache's bound, after which it only answers. Slots and arena are
+ * tc_table_alloc memory (platform.c: huge pages where the OS has them,
+ * pages touched as they fill). Freed with the handle.
  * Does not: decide what is cacheable (pipeline.c: chunks of the model's
  * own encoders, not while tracing), nor hash (the caller passes
  * tc_hash_bytes of the key).
@@ -17,34 +23,44 @@
  * 2 KB and more and was rebuilt for each (native/NOTES.md has figures).
  */
 #include "chunk_cache.h"
+#include "platform.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS_LOG2 20            /* 1,048,576 slots: 8 MiB of pointers, touched as entries spread */
+#define SLOTS_LOG2 20            /* 1,048,576 slots: 8 MiB, touched as entries spread */
 #define PROBES 16                /* linear probes before a lookup gives up (a miss) */
+#define ALIGN 8                  /* entries start on 8 bytes; a slot stores offset / ALIGN + 1 */
 
 typedef struct centry {
-    uint64_t hash;
     uint32_t key_len, ntoks;
-    uint8_t mode, pad[7];
+    uint8_t mode, pad[3];
     /* tc_ctok toks[ntoks], then the key bytes */
 } centry;
 
 struct tc_chunk_cache {
-    _Atomic(centry *) *slots;
+    _Atomic uint64_t *slots;     /* tag << 32 | (entry offset / ALIGN + 1); 0: empty */
     size_t mask;
+    uint8_t *arena;              /* budget bytes */
     size_t budget;
-    atomic_size_t used;          /* bytes of entries published (and being published) */
+    atomic_size_t used;          /* bytes of the arena handed out */
 };
 
 tc_chunk_cache *tc_chunk_cache_new(size_t budget) {
+    if (budget / ALIGN >= UINT32_MAX) return NULL;   /* offsets must fit a slot's low half */
     tc_chunk_cache *c = malloc(sizeof *c);
     if (!c) return NULL;
     size_t n = (size_t)1 << SLOTS_LOG2;
-    c->slots = calloc(n, sizeof *c->slots);
-    if (!c->slots) { free(c); return NULL; }
-    for (size_t i = 0; i < n; i++) atomic_init(&c->slots[i], NULL);
+    /* zeroed pages: an all-zero slot is an empty atomic on every target we build for,
+     * and initialising each would touch all 8 MiB at once */
+    c->slots = tc_table_alloc(n * sizeof *c->slots);
+    c->arena = tc_table_alloc(budget);
+    if (!c->slots || !c->arena) {
+        tc_table_free(c->slots, n * sizeof *c->slots);
+        tc_table_free(c->arena, budget);
+        free(c);
+        return NULL;
+    }
     c->mask = n - 1;
     c->budget = budget;
     atomic_init(&c->used, 0);
@@ -53,60 +69,75 @@ tc_chunk_cache *tc_chunk_cache_new(size_t budget) {
 
 void tc_chunk_cache_free(tc_chunk_cache *c) {
     if (!c) return;
-    for (size_t i = 0; i <= c->mask; i++) free(atomic_load_explicit(&c->slots[i], memory_order_relaxed));
-    free(c->slots);
+    tc_table_free(c->slots, (c->mask + 1) * sizeof *c->slots);
+    tc_table_free(c->arena, c->budget);
     free(c);
 }
 
 size_t tc_chunk_cache_bytes(const tc_chunk_cache *c) {
-    return c ? atomic_load_explicit(&c->used, memory_order_relaxed) : 0;
+    if (!c) return 0;
+    size_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
+    return u < c->budget ? u : c->budget;
 }
 
 static inline const tc_ctok *entry_toks(const centry *e) { return (const tc_ctok *)(const void *)(e + 1); }
 static inline const uint8_t *entry_key(const centry *e) { return (const uint8_t *)(entry_toks(e) + e->ntoks); }
 
-static int same_key(const centry *e, uint8_t mode, const uint8_t *k, size_t len, uint64_t h) {
-    return e->hash == h && e->key_len == len && e->mode == mode && memcmp(entry_key(e), k, len) == 0;
+static inline const centry *slot_entry(const tc_chunk_cache *c, uint64_t w) {
+    return (const centry *)(const void *)(c->arena + ((size_t)(uint32_t)w - 1) * ALIGN);
+}
+
+static inline int same_key(const centry *e, uint8_t mode, const uint8_t *k, size_t len) {
+    return e->key_len == len && e->mode == mode && memcmp(entry_key(e), k, len) == 0;
 }
 
 const tc_ctok *tc_chunk_cache_get(const tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_t len,
                                   uint64_t h, size_t *ntoks) {
     size_t i = (size_t)h & c->mask;
+    uint32_t tag = (uint32_t)(h >> 32);
     for (int p = 0; p < PROBES; p++, i = (i + 1) & c->mask) {
-        /* acquire: the entry's fields were written before the release CAS that published it */
-        centry *e = atomic_load_explicit(&c->slots[i], memory_order_acquire);
-        if (!e) return NULL;
-        if (same_key(e, mode, k, len, h)) { *ntoks = e->ntoks; return entry_toks(e); }
+        /* acquire: the entry was written before the release CAS that published it */
+        uint64_t w = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+        if (!w) return NULL;
+        if ((uint32_t)(w >> 32) != tag) continue;
+        const centry *e = slot_entry(c, w);
+        if (same_key(e, mode, k, len)) { *ntoks = e->ntoks; return entry_toks(e); }
     }
     return NULL;
 }
 
 void tc_chunk_cache_put(tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_t len, uint64_t h,
                         const tc_ctok *toks, size_t ntoks) {
-    if (len > UINT32_MAX || ntoks > UINT32_MAX) return;
-    size_t size = sizeof(centry) + ntoks * sizeof *toks + len;
-    /* reserve the bytes first: the budget holds even when many threads insert at once */
-    size_t before = atomic_fetch_add_explicit(&c->used, size, memory_order_relaxed);
-    if (before + size > c->budget) { atomic_fetch_sub_explicit(&c->used, size, memory_order_relaxed); return; }
-    centry *e = malloc(size);
-    if (!e) { atomic_fetch_sub_explicit(&c->used, size, memory_order_relaxed); return; }
-    e->hash = h; e->key_len = (uint32_t)len; e->ntoks = (uint32_t)ntoks; e->mode = mode;
-    memset(e->pad, 0, sizeof e->pad);
-    if (ntoks) memcpy((void *)(e + 1), toks, ntoks * sizeof *toks);
-    memcpy((uint8_t *)(e + 1) + ntoks * sizeof *toks, k, len);
+    if (len > UINT32_MAX || ntoks > UINT32_MAX || len > c->budget || ntoks > c->budget / sizeof *toks) return;
+    size_t size = (sizeof(centry) + ntoks * sizeof *toks + len + ALIGN - 1) / ALIGN * ALIGN;
+    if (atomic_load_explicit(&c->used, memory_order_relaxed) + size > c->budget) return;   /* full: only answers */
+    uint32_t tag = (uint32_t)(h >> 32);
     size_t i = (size_t)h & c->mask;
+    uint64_t mine = 0;           /* this chunk's slot word, once its entry is written */
     for (int p = 0; p < PROBES; p++, i = (i + 1) & c->mask) {
-        centry *cur = atomic_load_explicit(&c->slots[i], memory_order_acquire);
-        if (!cur) {
-            centry *expect = NULL;
-            if (atomic_compare_exchange_strong_explicit(&c->slots[i], &expect, e, memory_order_release,
-                                                        memory_order_acquire))
-                return;
-            cur = expect;   /* another thread filled this slot first */
+        uint64_t w = atomic_load_explicit(&c->slots[i], memory_order_acquire);
+        if (w) {
+            if ((uint32_t)(w >> 32) == tag && same_key(slot_entry(c, w), mode, k, len)) return;   /* there already */
+            continue;
         }
-        if (same_key(cur, mode, k, len, h)) break;   /* the same chunk, published by another call */
+        if (!mine) {
+            /* the entry's bytes, carved only once a free slot is in sight */
+            size_t off = atomic_fetch_add_explicit(&c->used, size, memory_order_relaxed);
+            if (off + size > c->budget) return;   /* the last bytes went to another thread */
+            centry *e = (centry *)(void *)(c->arena + off);
+            e->key_len = (uint32_t)len; e->ntoks = (uint32_t)ntoks; e->mode = mode;
+            memset(e->pad, 0, sizeof e->pad);
+            if (ntoks) memcpy((void *)(e + 1), toks, ntoks * sizeof *toks);
+            memcpy((uint8_t *)(e + 1) + ntoks * sizeof *toks, k, len);
+            mine = (uint64_t)tag << 32 | (uint64_t)(off / ALIGN + 1);
+        }
+        uint64_t expect = 0;
+        /* release: the entry above is visible to whoever loads this slot */
+        if (atomic_compare_exchange_strong_explicit(&c->slots[i], &expect, mine, memory_order_release,
+                                                    memory_order_acquire))
+            return;
+        /* another thread filled this slot first: maybe with this very chunk */
+        if ((uint32_t)(expect >> 32) == tag && same_key(slot_entry(c, expect), mode, k, len)) return;
     }
-    /* not published (already there, or no free slot within PROBES): give the bytes back */
-    free(e);
-    atomic_fetch_sub_explicit(&c->used, size, memory_order_relaxed);
+    /* no free slot within PROBES: the entry's bytes (if carved) stay unused; the arena bounds them */
 }

@@ -11,7 +11,8 @@
 
 typedef struct tc_chunk_cache tc_chunk_cache;
 
-/* A cache that stops taking entries once they hold `budget` bytes; NULL if out of memory. */
+/* A cache that stops taking entries once they hold `budget` bytes (one arena of that size,
+ * touched as it fills); NULL if out of memory. */
 tc_chunk_cache *tc_chunk_cache_new(size_t budget);
 void tc_chunk_cache_free(tc_chunk_cache *c);
 /* Bytes of entries held. */

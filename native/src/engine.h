@@ -52,6 +52,14 @@ typedef struct tc_vocab {
     uint32_t n;
     tc_buf pool;
     tc_strmap by_str;        /* stored string -> id */
+    /* subtle: a deferred by_str (tc_vocab_defer_index: vocab.bin handles)
+     * is built by the first tc_vocab_find, which may run on several
+     * threads: TC_IX_ABSENT -> BUILDING -> READY, READY published with a
+     * release store and tested with an acquire load, as tc_prepare does.
+     * by_str_lazy is 0 for a vocabulary indexed at load (by_str_state
+     * unused then). */
+    int by_str_lazy;
+    atomic_int by_str_state;
 } tc_vocab;
 
 /* ---- pre-tokenizers --------------------------------------------------- */
@@ -247,6 +255,10 @@ struct tc_tokenizer {
      * first use and published with a compare-and-swap; its entries are
      * immutable once published, so readers take no lock */
     _Atomic(struct tc_chunk_cache *) chunk_cache;
+    /* the backtracking encoder's tables per mode (0 merges, 1 rank), bpe_bt.c: built on the first long
+     * chunk and published with a compare-and-swap, immutable after */
+    _Atomic(struct tc_bt *) bt[2];
+    atomic_size_t bt_heap_bytes;   /* long-chunk bytes the heap encoded while bt was not built (bpe.c) */
 };
 
 /* vocab.c */
@@ -261,6 +273,15 @@ int tc_vocab_set(tc_vocab *v, uint32_t id, const uint8_t *s, size_t len, int rul
 int tc_vocab_fill_real(tc_vocab *v, size_t n, const uint32_t *ids, const uint8_t *bytes, const uint32_t *offs,
                        const uint32_t *lens, size_t *bad, tc_error *err);
 int tc_vocab_build_index(tc_vocab *v, tc_error *err);
+/* Leaves by_str to the first tc_vocab_find (see tc_vocab.by_str_lazy). A
+ * lookup that cannot build it (out of memory) scans the entries instead:
+ * slower, never a different answer. */
+void tc_vocab_defer_index(tc_vocab *v);
+/* 1 when by_str exists (built at load, or built lazily since). */
+int tc_vocab_index_ready(const tc_vocab *v);
+/* The lowest id whose stored string is s, by one pass over the entries
+ * (what tc_vocab_find answers, without the index), -1 if none. */
+int64_t tc_vocab_scan(const tc_vocab *v, const uint8_t *s, size_t len);
 int64_t tc_vocab_find(const tc_vocab *v, const uint8_t *s, size_t len);
 void tc_vocab_free(tc_vocab *v);
 int tc_fallback_byte(const uint8_t *s, size_t len);   /* "<0xNN>" -> NN, else -1 */

@@ -31,17 +31,34 @@ enum { C_END = 0, C_L, C_N, C_NL, C_WS, C_P };   /* C_NL is \r or \n (also white
 
 typedef struct unit { int cls; int n; uint32_t cp; } unit;
 
+/* The class of each ASCII byte: letters, digits, \r \n, the other
+ * whitespace (\t \v \f and space: Unicode White_Space below 0x80), the rest. */
+static const uint8_t ascii_cls[128] = {
+    C_P, C_P, C_P, C_P, C_P, C_P, C_P, C_P,
+    C_P, C_WS, C_NL, C_WS, C_WS, C_NL, C_P, C_P,
+    C_P, C_P, C_P, C_P, C_P, C_P, C_P, C_P,
+    C_P, C_P, C_P, C_P, C_P, C_P, C_P, C_P,
+    C_WS, C_P, C_P, C_P, C_P, C_P, C_P, C_P,
+    C_P, C_P, C_P, C_P, C_P, C_P, C_P, C_P,
+    C_N, C_N, C_N, C_N, C_N, C_N, C_N, C_N,
+    C_N, C_N, C_P, C_P, C_P, C_P, C_P, C_P,
+    C_P, C_L, C_L, C_L, C_L, C_L, C_L, C_L,
+    C_L, C_L, C_L, C_L, C_L, C_L, C_L, C_L,
+    C_L, C_L, C_L, C_L, C_L, C_L, C_L, C_L,
+    C_L, C_L, C_L, C_P, C_P, C_P, C_P, C_P,
+    C_P, C_L, C_L, C_L, C_L, C_L, C_L, C_L,
+    C_L, C_L, C_L, C_L, C_L, C_L, C_L, C_L,
+    C_L, C_L, C_L, C_L, C_L, C_L, C_L, C_L,
+    C_L, C_L, C_L, C_P, C_P, C_P, C_P, C_P,
+};
+
 static inline unit unit_at(const uint8_t *s, size_t len, size_t i) {
     unit u;
     if (i >= len) { u.cls = C_END; u.n = 0; u.cp = 0; return u; }
     uint8_t b = s[i];
     if (b < 0x80) {
         u.n = 1; u.cp = b;
-        if ((b | 0x20) >= 'a' && (b | 0x20) <= 'z') u.cls = C_L;
-        else if (b >= '0' && b <= '9') u.cls = C_N;
-        else if (b == '\n' || b == '\r') u.cls = C_NL;
-        else if (b == ' ' || (b >= 0x09 && b <= 0x0D)) u.cls = C_WS;
-        else u.cls = C_P;
+        u.cls = ascii_cls[b];
         return u;
     }
     u.cp = tc_utf8_decode(s, len, i, &u.n);
@@ -59,6 +76,13 @@ static inline int is_ws(int c) { return c == C_WS || c == C_NL; }
  * C_WS) starting at i. */
 static size_t run_end(const uint8_t *s, size_t len, size_t i, int want) {
     for (;;) {
+        /* ASCII bytes straight from the table (most of English and code) */
+        if (want == C_WS) {
+            while (i < len && s[i] < 0x80 && (ascii_cls[s[i]] == C_WS || ascii_cls[s[i]] == C_NL)) i++;
+        } else {
+            while (i < len && s[i] < 0x80 && ascii_cls[s[i]] == want) i++;
+        }
+        if (i < len && s[i] < 0x80) return i;
         unit u = unit_at(s, len, i);
         if (u.cls == C_END) return i;
         if (want == C_WS ? !is_ws(u.cls) : u.cls != want) return i;

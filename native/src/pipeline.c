@@ -568,6 +568,25 @@ static size_t char_at(char_index *x, size_t p) {
     }
 }
 
+/* The same for text that is valid UTF-8 throughout: every unit is one
+ * lead byte and its continuation bytes, so the char of byte p is the count
+ * of lead bytes in [0, p] minus one, counted without decoding. The cursor
+ * rests at p (a token's end is the next one's start), possibly inside a
+ * unit: ci counts the lead bytes before pos. */
+static size_t char_at_valid(char_index *x, size_t p) {
+    if (p < x->pos) {
+        size_t k = p / CP_STRIDE;
+        while (k > 0 && x->ck_byte[k] > p) k--;
+        x->pos = x->ck_byte[k];
+        x->ci = x->ck_char[k];
+    }
+    size_t ci = x->ci;
+    for (size_t i = x->pos; i < p; i++) ci += (x->s[i] & 0xC0) != 0x80;
+    x->pos = p;
+    x->ci = ci;
+    return ci + ((x->s[p] & 0xC0) != 0x80) - 1;
+}
+
 static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
     char_index x;
     memset(&x, 0, sizeof x);
@@ -577,13 +596,20 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
     x.ck_char = malloc(x.nck * sizeof *x.ck_char);
     if (!x.ck_byte || !x.ck_char) { free(x.ck_byte); free(x.ck_char); return -1; }
     size_t next_ck = 0, chars = 0, i = 0;
+    int valid = 1;
     while (i < len) {
         if (next_ck * CP_STRIDE <= i) {
             while (next_ck < x.nck && next_ck * CP_STRIDE <= i) {
                 x.ck_byte[next_ck] = (uint32_t)i; x.ck_char[next_ck] = (uint32_t)chars; next_ck++;
             }
         }
-        i += (size_t)unit_len(s, len, i);
+        if (s[i] < 0x80) {
+            i++;
+        } else {
+            int n;
+            if (tc_utf8_decode(s, len, i, &n) >= TC_CP_INVALID_BASE) valid = 0;
+            i += (size_t)n;
+        }
         chars++;
     }
     while (next_ck < x.nck) { x.ck_byte[next_ck] = (uint32_t)len; x.ck_char[next_ck] = (uint32_t)chars; next_ck++; }
@@ -591,13 +617,13 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
         uint32_t bs = e->offsets[2 * t], be = e->offsets[2 * t + 1];
         uint32_t *co = &e->char_offsets[2 * t];
         if (bs >= len) { co[0] = bs; co[1] = be; continue; }   /* start not in the map: unchanged */
-        size_t cs = char_at(&x, bs);
+        size_t cs = valid ? char_at_valid(&x, bs) : char_at(&x, bs);
         if (be < len) {
-            co[0] = (uint32_t)cs; co[1] = (uint32_t)char_at(&x, be);
+            co[0] = (uint32_t)cs; co[1] = (uint32_t)(valid ? char_at_valid(&x, be) : char_at(&x, be));
         } else {
             /* end not in the map: the char of end - 1, plus one */
             co[0] = (uint32_t)cs;
-            co[1] = (uint32_t)((be >= 1 && be - 1 < len) ? char_at(&x, be - 1) + 1 : cs + 2);   /* HF: unwrap_or(start + 1) + 1 */
+            co[1] = (uint32_t)((be >= 1 && be - 1 < len) ? (valid ? char_at_valid(&x, be - 1) : char_at(&x, be - 1)) + 1 : cs + 2);   /* HF: unwrap_or(start + 1) + 1 */
         }
     }
     free(x.ck_byte); free(x.ck_char);

@@ -59,4 +59,12 @@ typedef void (*tc_thread_fn)(void *arg);
 #define TC_MAX_THREADS 256u
 unsigned tc_run_threads(unsigned n, tc_thread_fn fn, void *const *args);
 
+/* ---- large tables ---------------------------------------------------------
+ * n zeroed bytes, page-aligned, for a table probed at random (the chunk
+ * cache's slots): pages get memory when first written; on Linux they are
+ * asked for as huge pages (fewer TLB misses). NULL if out of memory. */
+void *tc_table_alloc(size_t n);
+/* Frees a table from tc_table_alloc of the same n (NULL: nothing). */
+void tc_table_free(void *p, size_t n);
+
 #endif

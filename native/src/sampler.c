@@ -725,6 +725,7 @@ static int add_input(ctx *c) {
         s->n = ws->in_k;
         s->entropy_bits = ws->in_entropy;
         s->kept_mass = 1.0;
+        s->ids_ascending = 1;
         memcpy(s->cutoff, ws->in_cut, sizeof s->cutoff);
         c->n_nan = ws->in_nan;
         c->n_pinf = ws->in_pinf;
@@ -765,6 +766,7 @@ static int add_input(ctx *c) {
         else c->n_ninf++;
     }
     s->n = k;
+    s->ids_ascending = 1;   /* the finite ids in id order */
     c->has_known = 1;   /* the max of finite logits: display_probs's own max pass */
     c->known = mx;
     int rc = stage_done(c, s, 1, "%u finite logits%s", k, k < c->n ? " (non-finite left out)" : "");
@@ -1358,6 +1360,7 @@ static int kestrel_stage(ctx *c, const char *name, float *probs, const int32_t *
     if (own) s->ids = own;
     else { s->ids = (int32_t *)pids; s->ids_shared = 1; }
     s->n = k;
+    s->ids_ascending = 1;   /* id order, by construction */
     if (ndst) *ndst = k;
     c->same_raw = 1;   /* every kestrel stage holds probs[] as they are: the previous stage's weights, some zeroed */
     c->has_known = clean && k > 0;
@@ -1471,8 +1474,8 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
                 }
             }
         }
-        for (uint32_t j = 0; j < ban->n; j++) probs[ban->ids[j]] = 0.0f;
-        for (uint32_t i = 0; i < hn; i++) probs[heap[i].idx] = heap[i].prob;
+        /* the engine zeroes every other id here; only the NaN replay of top-p below reads ids
+         * outside L (min-p's probs[0] is banned: 0 already), so the zeroing is done there */
         for (uint32_t i = 0; i < hn; i++) L[i] = heap[i].idx;
         nl = hn;
         qsort(L, nl, sizeof *L, i32_cmp);
@@ -1507,6 +1510,11 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
          * NaN the exact heap over every id is replayed. */
         int any_nan = 0;
         for (uint32_t j = 0; j < nl; j++) any_nan |= isnan(probs[L[j]]);
+        if (any_nan && heap)   /* top-k's zeroing of every id outside its heap (L is ascending) */
+            for (uint32_t i = 0, j = 0; i < n; i++) {
+                if (j < nl && (uint32_t)L[j] == i) j++;
+                else probs[i] = 0.0f;
+            }
         ip *all = ws_array(c->ws, any_nan ? n : nl, sizeof *all);
         if (!all) { rc = TC_ERR_NOMEM; goto done; }
         uint32_t hn = 0;
@@ -1961,11 +1969,16 @@ int tc_sampler_run_ws(tc_sampler_ws *ws, const float *logits, uint32_t n, const 
 
 uint32_t tc_sstage_top(const tc_sstage *s, uint32_t cap, int32_t *ids, double *probs) {
     uint32_t m = 0;
+    /* the list's last entry, held in locals once the list is full (the writes to probs / ids would
+     * make the compiler reload it for every candidate): most candidates fail one comparison */
+    double last_p = INFINITY;
+    int32_t last_id = INT32_MIN;
+    const double *sp = s->probs;
     for (uint32_t i = 0; i < s->n && cap; i++) {
-        const double v = s->probs[i];
-        const int32_t id = s->ids[i];
+        const double v = sp[i];
         /* x before y: higher probability, or equal and lower id */
-        if (m == cap && !(v > probs[m - 1] || (v == probs[m - 1] && id < ids[m - 1]))) continue;
+        if (m == cap && !(v > last_p || (v == last_p && s->ids[i] < last_id))) continue;
+        const int32_t id = s->ids[i];
         uint32_t j = m < cap ? m++ : m - 1;
         while (j > 0 && (v > probs[j - 1] || (v == probs[j - 1] && id < ids[j - 1]))) {
             probs[j] = probs[j - 1];
@@ -1974,6 +1987,7 @@ uint32_t tc_sstage_top(const tc_sstage *s, uint32_t cap, int32_t *ids, double *p
         }
         probs[j] = v;
         ids[j] = id;
+        if (m == cap) { last_p = probs[m - 1]; last_id = ids[m - 1]; }
     }
     return m;
 }

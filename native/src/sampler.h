@@ -99,6 +99,7 @@ typedef struct tc_sstage {
     uint32_t n;             /* kept candidates (as the engine holds them) */
     int32_t *ids;           /* n ids in the engine's order */
     int ids_shared;         /* ids is the previous stage's array (same ids, same order): not freed here */
+    int ids_ascending;      /* 1: ids are known to be in ascending order (a membership test can search) */
     double *probs;          /* n probabilities, renormalized over the kept set */
     double kept_mass;       /* mass of the kept set in the previous stage's distribution */
     double entropy_bits;

@@ -12,6 +12,7 @@
 #include "unicode.h"
 #include "spm_model.h"
 #include "chunk_cache.h"
+#include "bpe_bt.h"
 #include <stdio.h>
 
 tc_tokenizer *tc_tokenizer_new(void) {
@@ -21,12 +22,15 @@ tc_tokenizer *tc_tokenizer_new(void) {
     for (int i = 0; i < 256; i++) { t->model.byte_ids[i] = -1; t->model.fallback_ids[i] = -1; }
     for (int i = 0; i < TC_IX_COUNT; i++) atomic_init(&t->ix_state[i], TC_IX_ABSENT);
     atomic_init(&t->chunk_cache, NULL);
+    for (int i = 0; i < 2; i++) atomic_init(&t->bt[i], NULL);
+    atomic_init(&t->bt_heap_bytes, 0);
     return t;
 }
 
 void tc_free(tc_tokenizer *t) {
     if (!t) return;
     tc_chunk_cache_free(atomic_load_explicit(&t->chunk_cache, memory_order_acquire));
+    for (int i = 0; i < 2; i++) tc_bt_free(atomic_load_explicit(&t->bt[i], memory_order_acquire));
     tc_vocab_free(&t->model.vocab);
     free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
@@ -57,10 +61,54 @@ void tc_free(tc_tokenizer *t) {
     free(t);
 }
 
+/* byte_ids and fallback_ids of a vocabulary whose string index is not
+ * built (vocab.bin: built on the first lookup by string): one pass over the
+ * entries instead of 512 lookups that would build it. Ids ascend, so the
+ * first match is the lowest id, as the index answers (tc_strmap_build keeps
+ * the lower id of equal strings). */
+static void scan_byte_ids(tc_tokenizer *tok) {
+    tc_model *m = &tok->model;
+    const tc_vocab *v = &m->vocab;
+    static const char hex[] = "0123456789ABCDEF";
+    for (uint32_t id = 0; id < v->n; id++) {
+        const tc_entry *e = &v->entries[id];
+        if (!e->present) continue;
+        const uint8_t *s = tc_entry_str(v, id);
+        if (tok->byte_level && m->kind != TC_MODEL_BPE_RANK && (e->str_len == 1 || e->str_len == 2)) {
+            int n;
+            uint32_t cp = tc_utf8_decode(s, e->str_len, 0, &n);
+            int b = (size_t)n == e->str_len && cp < TC_CP_INVALID_BASE ? tc_cp_to_byte(cp) : -1;
+            uint8_t u[4];
+            if (b >= 0 && m->byte_ids[b] < 0 && (size_t)tc_utf8_encode(tc_byte_to_cp((uint8_t)b), u) == e->str_len &&
+                memcmp(u, s, e->str_len) == 0)
+                m->byte_ids[b] = id;
+        }
+        if (e->str_len == 6 && s[0] == '<' && s[1] == '0' && s[2] == 'x' && s[5] == '>') {
+            const char *hi = memchr(hex, s[3], 16), *lo = memchr(hex, s[4], 16);
+            if (s[3] && s[4] && hi && lo) {
+                int b = (int)((hi - hex) * 16 + (lo - hex));
+                if (m->fallback_ids[b] < 0) m->fallback_ids[b] = id;
+            }
+        }
+    }
+}
+
 /* Single-byte ids (byte-level) and <0xNN> ids (byte_fallback). */
 int tc_model_init_bytes(tc_tokenizer *tok, tc_error *err) {
     tc_model *m = &tok->model;
     (void)err;
+    if (!tc_vocab_index_ready(&m->vocab)) {
+        for (int b = 0; b < 256; b++) {
+            m->fallback_ids[b] = -1;
+            m->byte_ids[b] = -1;
+            if (tok->byte_level && m->kind == TC_MODEL_BPE_RANK) {
+                uint8_t c = (uint8_t)b;
+                m->byte_ids[b] = tc_strmap_find(&m->by_bytes, &m->vocab, 1, &c, 1);
+            }
+        }
+        scan_byte_ids(tok);
+        return TC_OK;
+    }
     for (int b = 0; b < 256; b++) {
         m->byte_ids[b] = -1;
         m->fallback_ids[b] = -1;

@@ -276,10 +276,57 @@ void tc_strmap_free(tc_strmap *m) {
 }
 
 int tc_vocab_build_index(tc_vocab *v, tc_error *err) {
+    v->by_str_lazy = 0;
     return tc_strmap_build(&v->by_str, v, 0, err);
 }
 
+void tc_vocab_defer_index(tc_vocab *v) {
+    tc_strmap_free(&v->by_str);
+    atomic_store_explicit(&v->by_str_state, TC_IX_ABSENT, memory_order_relaxed);
+    v->by_str_lazy = 1;
+}
+
+int tc_vocab_index_ready(const tc_vocab *v) {
+    return !v->by_str_lazy || atomic_load_explicit(&v->by_str_state, memory_order_acquire) == TC_IX_READY;
+}
+
+int64_t tc_vocab_scan(const tc_vocab *v, const uint8_t *s, size_t len) {
+    for (uint32_t id = 0; id < v->n; id++) {
+        const tc_entry *e = &v->entries[id];
+        if (e->present && e->str_len == len && memcmp(v->pool.data + e->str_off, s, len) == 0) return (int64_t)id;
+    }
+    return -1;
+}
+
+/* Builds a deferred by_str once, whatever the number of threads looking
+ * up at the same time: the first to move ABSENT -> BUILDING builds it into
+ * a local table and publishes READY (release); the others wait for that
+ * (tc_prepare's pattern: a spin on an acquire load). A failed build (out
+ * of memory) goes back to ABSENT; returns 0 when the index is usable.
+ * subtle: the vocabulary is const to its readers, and by_str is the one
+ * field a lookup may fill; nothing reads it before READY is seen. */
+static int lazy_index(const tc_vocab *cv) {
+    tc_vocab *v = (tc_vocab *)cv;   /* every tc_vocab lives in a handle's heap memory, never in a const object */
+    for (;;) {
+        int st = atomic_load_explicit(&v->by_str_state, memory_order_acquire);
+        if (st == TC_IX_READY) return 0;
+        if (st == TC_IX_BUILDING) continue;
+        if (!atomic_compare_exchange_weak_explicit(&v->by_str_state, &st, TC_IX_BUILDING, memory_order_acquire,
+                                                   memory_order_relaxed))
+            continue;
+        tc_strmap local;
+        tc_error e = {0};
+        int r = tc_strmap_build(&local, v, 0, &e);
+        if (r == TC_OK) v->by_str = local;
+        atomic_store_explicit(&v->by_str_state, r == TC_OK ? TC_IX_READY : TC_IX_ABSENT, memory_order_release);
+        return r == TC_OK ? 0 : -1;
+    }
+}
+
 int64_t tc_vocab_find(const tc_vocab *v, const uint8_t *s, size_t len) {
+    if (v->by_str_lazy && atomic_load_explicit(&v->by_str_state, memory_order_acquire) != TC_IX_READY &&
+        lazy_index(v) != 0)
+        return tc_vocab_scan(v, s, len);
     return tc_strmap_find(&v->by_str, v, 0, s, len);
 }
 

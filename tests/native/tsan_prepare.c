@@ -17,7 +17,10 @@
  * text is also encoded ids-only (TC_ENCODE_IDS_ONLY), and each thread then
  * runs tc_encode_batch with BATCH_THREADS native threads of its own over
  * the same handle (platform.c's threads), full and ids-only: all must give
- * the reference ids.
+ * the reference ids. Half the threads start by looking every token up by
+ * its string (tc_token_to_id), the others do it after encoding: on a
+ * fresh vocab.bin handle the first lookup builds the string index
+ * (vocab.c), so the threads race to build it while others encode.
  * Does not: test the encoders themselves (the fuzz harnesses and the parity
  * tests do).
  */
@@ -54,6 +57,8 @@ typedef struct ref {           /* ids of each (encoder, text), single-threaded *
     uint32_t *ids[NENC][NTEXTS];
     size_t n[NENC][NTEXTS];
     int ok[NENC];              /* the encoder prepares on this handle */
+    int64_t *by_str;           /* tc_token_to_id of each id's token string (-1: no token) */
+    uint32_t nvocab;
 } ref;
 
 typedef struct job {
@@ -95,12 +100,24 @@ static int batch_wrong(const tc_tokenizer *tok, int enc, unsigned flags, const r
     return wrong;
 }
 
+/* Every token looked up by its string; wrong answers counted. */
+static int lookups_wrong(const tc_tokenizer *tok, const ref *want) {
+    int wrong = 0;
+    for (uint32_t id = 0; id < want->nvocab; id++) {
+        size_t len;
+        const char *s = tc_id_to_token(tok, id, &len);
+        if ((s ? tc_token_to_id(tok, s, len) : -1) != want->by_str[id]) wrong++;
+    }
+    return wrong;
+}
+
 static void *worker(void *arg) {
     job *j = arg;
     tc_encoding e, ids;
     memset(&e, 0, sizeof e);
     memset(&ids, 0, sizeof ids);
     pthread_barrier_wait(j->start);
+    if (j->first % 2 == 0) j->wrong += lookups_wrong(j->tok, j->want);
     for (int step = 0; step < NENC; step++) {
         int enc = (j->first + step) % NENC;
         tc_error err = {0};
@@ -116,6 +133,7 @@ static void *worker(void *arg) {
         j->wrong += batch_wrong(j->tok, enc, 0, j->want);
         j->wrong += batch_wrong(j->tok, enc, TC_ENCODE_IDS_ONLY, j->want);
     }
+    if (j->first % 2 == 1) j->wrong += lookups_wrong(j->tok, j->want);
     tc_encoding_free(&e);
     tc_encoding_free(&ids);
     return NULL;
@@ -125,6 +143,14 @@ static int reference(tc_tokenizer *tok, ref *r) {
     memset(r, 0, sizeof *r);
     tc_encoding e;
     memset(&e, 0, sizeof e);
+    r->nvocab = tc_vocab_size(tok);
+    r->by_str = malloc((r->nvocab ? r->nvocab : 1) * sizeof *r->by_str);
+    if (!r->by_str) return -1;
+    for (uint32_t id = 0; id < r->nvocab; id++) {
+        size_t len;
+        const char *s = tc_id_to_token(tok, id, &len);
+        r->by_str[id] = s ? tc_token_to_id(tok, s, len) : -1;
+    }
     for (int enc = 0; enc < NENC; enc++) {
         tc_error err = {0};
         r->ok[enc] = tc_prepare(tok, (tc_encoder)enc, &err) == TC_OK;
@@ -141,6 +167,7 @@ static int reference(tc_tokenizer *tok, ref *r) {
 }
 
 static void ref_free(ref *r) {
+    free(r->by_str);
     for (int enc = 0; enc < NENC; enc++)
         for (size_t t = 0; t < NTEXTS; t++) free(r->ids[enc][t]);
 }
