@@ -29,7 +29,7 @@ from tokinspect.board import llamacpp, messages, remote
 from tokinspect.board.deploy import CompilerMissing, ensure_built
 from tokinspect.board.ssh import BoardConnection, BoardError, Profile, ProfileStore, Unreachable
 from tokinspect.cli import i18n as cli_i18n
-from tokinspect.cli.errors import said
+from tokinspect.cli.board import board_said
 from tokinspect.languages.corpus import open_source
 from tokinspect.languages.report import HEADERS, text_table
 from tokinspect.languages.run import Options, build
@@ -173,7 +173,9 @@ def values_of(text: str) -> list[str]:
     found = messages.template_of(first)
     assert found is not None or first in messages.PHRASES, ("no template says", first)
     for k, v in (found[1] if found else {}).items():
-        if k in messages.NESTED or v in messages.PHRASES:
+        if k in messages.LISTS:
+            out += [x for item in v.split("; ") for x in values_of(item)]
+        elif k in messages.NESTED or v in messages.PHRASES:
             if messages.template_of(v) is not None or v in messages.PHRASES:
                 out += values_of(v)
             else:
@@ -189,7 +191,7 @@ def check_chinese(text: str) -> None:
     window = wboard.board_message(text)
     cli_i18n.use("zh_CN")
     try:
-        cli = said(BoardError(text))
+        cli = board_said(BoardError(text))
     finally:
         cli_i18n.use("en")
     for zh in (window, cli):
@@ -295,18 +297,20 @@ def board_errors(board, board_conn) -> list[str]:
         with pytest.raises(CompilerMissing) as ei:
             ensure_built(conn)
         out.append(str(ei.value))
-    conn = board.connection(board.profile(key_file=str(board.dir / "no-such-key")))
-    with pytest.raises(BoardError) as ei:
-        conn.connect()
-    conn.close()
-    out.append(str(ei.value))
+    for key in (board.dir / "no-such-key", board.keygen("i18n-unauthorized")):
+        conn = board.connection(board.profile(key_file=str(key)))
+        with pytest.raises(BoardError) as ei:
+            conn.connect()
+        conn.close()
+        out.append(str(ei.value))
     return out
 
 
 def test_failures_on_the_board_in_chinese(qapp, board, board_conn) -> None:
     errors = board_errors(board, board_conn)
     kinds = {messages.template_of(e.split("\n")[0])[0] for e in errors}   # type: ignore[index]
-    assert kinds == {"key file {path} does not exist", "command exited with status {rc}: {command}",
+    assert kinds == {"key file {path} does not exist", "{label} refused authentication: {tried} (server accepts: {methods})",
+                     "command exited with status {rc}: {command}",
                      "{path} does not exist on {host}", "the board's tokenizer refused the text: {error}",
                      "the board has no C compiler {name} (profile setting 'compiler' is {compiler}; PATH on the "
                      "board: {path})", "output line {line} is not {what}: {shown} ({reason})",

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import cache
 
 NESTED = ("reason", "what", "note")     # the same names as the command line's message()
+LISTS = ("tried",)                      # values that are sentences joined by "; " (each translated)
 MAX_DEPTH = 4
 
 TEMPLATES: tuple[str, ...] = (
@@ -48,6 +49,9 @@ TEMPLATES: tuple[str, ...] = (
     "{label}: connection closed during authentication: {reason}",
     "{label}: connection closed during authentication ({what}): {reason}",
     "{label} refused authentication: {tried} (server accepts: {methods})",
+    # ssh.py _authenticate: what was tried (the items of {tried})
+    "key {path} ({fingerprint}) refused",
+    "agent key {fingerprint} refused",
     # ssh.py: commands, channels, SFTP
     "not connected to {label}",
     "the connection to {label} was lost; reconnect",
@@ -151,6 +155,12 @@ PHRASES: tuple[str, ...] = (
     "timed out",
     # paramiko 5.1.0 Transport._check_banner: no SSH banner in time ("..." + str(e), e empty)
     "Error reading SSH protocol banner",
+    "password refused",
+    "keyboard-interactive refused",
+    "ssh-agent: no keys",
+    "password: none given",
+    "no usable method (no key file, no agent key, no password)",
+    "nothing",
 )
 
 _FIELD = re.compile(r"\{(\w+)\}")
@@ -191,7 +201,8 @@ def _line(line: str, translate: Callable[[str], str], depth: int) -> str:
     if found is None:
         return line
     t, values = found
-    said = {k: _line(v, translate, depth + 1) if k in NESTED or v in PHRASES else v for k, v in values.items()}
+    said = {k: "; ".join(_line(x, translate, depth + 1) for x in v.split("; ")) if k in LISTS
+            else _line(v, translate, depth + 1) if k in NESTED or v in PHRASES else v for k, v in values.items()}
     return _FIELD.sub(lambda f: said.get(f.group(1), f.group(0)), translate(t))
 
 

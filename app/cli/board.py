@@ -30,6 +30,15 @@ if TYPE_CHECKING:  # the board modules load paramiko (~0.25 s): only the board c
 EXIT_SAME, EXIT_DIFFER, EXIT_ERROR = 0, 1, 2
 
 
+def board_said(exc: BaseException) -> str:
+    """A failure in the command line's language: a board link's through its templates (board.messages:
+    the lists of what was tried too), any other as the other commands say it."""
+    from ..board import messages
+    from ..board.ssh import BoardError
+
+    return messages.translate(str(exc), message) if isinstance(exc, BoardError) else said(exc)
+
+
 def finding_message(f: Finding) -> str:
     """A board rule's sentence in the command line's language (the catalog's msgctxt "finding")."""
     return f.text(finding_text)
@@ -285,7 +294,7 @@ def cmd_board_diff(args: argparse.Namespace) -> int:
         with connect(args, p) as conn:
             run = run_diff(conn, req, tok)
     except (BoardError, TokenizerError, OSError, ValueError) as exc:
-        print(f"tokinspect board: {said(exc)}", file=sys.stderr)
+        print(f"tokinspect board: {board_said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         print(json.dumps(run_json(run, args.top, tok), ensure_ascii=False))
@@ -334,7 +343,7 @@ def cmd_board_identify(args: argparse.Namespace) -> int:
         with connect(args, p) as conn:
             res = run_identify(conn, req, tok)  # type: ignore[arg-type]
     except (BoardError, TokenizerError, OSError, ValueError) as exc:
-        print(f"tokinspect board: {said(exc)}", file=sys.stderr)
+        print(f"tokinspect board: {board_said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     ident = res.result
     if args.json:
@@ -381,7 +390,7 @@ def cmd_board_profile(args: argparse.Namespace) -> int:
                 raise BoardError(_("no board profile named {name!r}").format(name=args.name))
             print(_("deleted {name}").format(name=args.name))
     except BoardError as exc:
-        print(f"tokinspect board: {said(exc)}", file=sys.stderr)
+        print(f"tokinspect board: {board_said(exc)}", file=sys.stderr)
         return EXIT_ERROR
     return 0
 

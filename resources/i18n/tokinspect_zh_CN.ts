@@ -2094,6 +2094,34 @@ Trust it only if it is the board's own key (on the board: ssh-keygen -lf /etc/ss
         <translation>llama.cpp 把 {0} 读作模型 {1}、预分词 {2}，切分为 {3}；主机端分词器切分为 {4}</translation>
     </message>
     <message>
+        <source>key {path} ({fingerprint}) refused</source>
+        <translation>密钥 {path}（{fingerprint}）被拒绝</translation>
+    </message>
+    <message>
+        <source>agent key {fingerprint} refused</source>
+        <translation>ssh-agent 密钥 {fingerprint} 被拒绝</translation>
+    </message>
+    <message>
+        <source>password refused</source>
+        <translation>密码被拒绝</translation>
+    </message>
+    <message>
+        <source>keyboard-interactive refused</source>
+        <translation>keyboard-interactive 认证被拒绝</translation>
+    </message>
+    <message>
+        <source>ssh-agent: no keys</source>
+        <translation>ssh-agent：没有密钥</translation>
+    </message>
+    <message>
+        <source>password: none given</source>
+        <translation>密码：未提供</translation>
+    </message>
+    <message>
+        <source>no usable method (no key file, no agent key, no password)</source>
+        <translation>没有可用的方法（没有密钥文件、没有 ssh-agent 密钥、没有密码）</translation>
+    </message>
+    <message>
         <source>Error reading SSH protocol banner</source>
         <translation>读取 SSH 协议标识失败</translation>
     </message>
