@@ -18,7 +18,9 @@ from functools import cache
 from . import path
 
 MAX_DEPTH = 4                        # message(): how deep a sentence's values are translated in turn
-NESTED = ("reason", "what", "note")  # message(): the values that are sentences themselves; others stay verbatim
+# message(): the values that are sentences themselves, or a GGUF value's kind ("an array of strings",
+# "bool"): translated in turn; others stay verbatim
+NESTED = ("reason", "what", "note", "want", "got")
 
 
 # ---- the .po reader ----------------------------------------------------------------------------
@@ -110,9 +112,9 @@ def patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
 
 def message(text: str, lang: str, depth: int = 0) -> str:
     """A sentence made elsewhere (the engine, a loader, the standard library) in `lang`: an exact
-    catalog entry, or the first msgctxt "message" pattern it matches. Its values named in NESTED ({reason}, {what},
-    {note}: a sentence inside a frame) are translated in turn; every other value (file names,
-    offsets, JSON paths, pieces, ids) is kept verbatim. Unknown sentences stay as they are."""
+    catalog entry, or the first msgctxt "message" pattern it matches. Its values named in NESTED ({reason},
+    {what}, {note}: a sentence inside a frame; {want}, {got}: a kind of value) are translated in turn; every
+    other value (file names, offsets, JSON paths, pieces, ids) is kept verbatim. Unknown sentences stay as they are."""
     if lang == "en" or not text or depth > MAX_DEPTH:
         return text
     exact = catalog("cli", lang).get(("message", text)) or catalog("cli", lang).get(("", text))

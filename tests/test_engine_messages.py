@@ -289,3 +289,48 @@ def test_the_window_s_error_box_says_the_engine_s_refusal_in_chinese(qtbot, tmp_
         else:
             assert re.search(r"[\u4e00-\u9fff]", shown) and not english(shown, [str(bad), *offsets], engine), shown
             assert sorted(re.findall(r"\d+", shown)) == sorted(offsets), (shown, engine)   # every figure kept
+
+
+def test_gguf_type_refusals_name_both_kinds_in_chinese(zh: None, tmp_path: Path) -> None:
+    """gguf.c's type_error fills "must be %s, not %s%s" with a kind ("an array of strings", "a bool") and
+    GGUF's type name ("string", "bool", "u32"): real files with a key of the wrong type, opened by the
+    engine; in Chinese both kinds are said in Chinese, the key and the offset kept (the English as the
+    engine wrote it)."""
+    import struct
+
+    from test_gguf import WPM_TOKS, header, kv_strs, s, tiny_model
+
+    from tokinspect import Tokenizer
+    from tokinspect.core.tokenizer import TokenizerError
+
+    def kv(key: str, typ: int, payload: bytes) -> bytes:
+        return s(key.encode()) + struct.pack("<I", typ) + payload
+
+    def arr(key: str, elem: int, n: int, payload: bytes) -> bytes:
+        return s(key.encode()) + struct.pack("<IIQ", 9, elem, n) + payload
+
+    cases = [   # (file, the kind it must be, what it is) in the engine's words
+        (header([kv("tokenizer.ggml.model", 4, b"\0" * 4)]), "a string", "u32"),
+        (header([arr("tokenizer.ggml.tokens", 7, 1, b"\1")]), "an array of strings", "an array of bool"),
+        (header([kv("tokenizer.ggml.bos_token_id", 8, s(b"x"))]), "an integer", "string"),
+        (tiny_model("bert", WPM_TOKS, [kv("tokenizer.ggml.normalizer.lowercase", 8, s(b"yes"))]), "a bool", "string"),
+        (tiny_model("llama", WPM_TOKS, [kv_strs("tokenizer.ggml.scores", ["a"])]), "an array of f32", "an array of string"),
+        (tiny_model("llama", WPM_TOKS, [arr("tokenizer.ggml.token_type", 6, 1, b"\0" * 4)]), "an array of i32",
+         "an array of f32"),
+        (tiny_model("t5", WPM_TOKS, [arr("tokenizer.ggml.precompiled_charsmap", 8, 1, s(b"z"))]), "an array of u8",
+         "an array of string"),
+    ]
+    for k, (data, want, got) in enumerate(cases):
+        p = tmp_path / f"t{k}.gguf"
+        p.write_bytes(data)
+        with pytest.raises(TokenizerError) as e:
+            Tokenizer.from_file(p)
+        said_en = str(e.value)
+        assert f"must be {want}, not {got}" in said_en, said_en   # the engine's words: the case reaches type_error
+        key = re.search(r'key "([^"]+)"', said_en)
+        assert key is not None, said_en
+        offsets = re.findall(r"offset (\d+)", said_en)
+        for who, said in (("cli", i18n.message(said_en)), ("window", window_i18n.message(said_en))):
+            assert re.search(r"[\u4e00-\u9fff]", said) and key.group(1) in said and all(o in said for o in offsets), \
+                (who, said)
+            assert not english(said, [str(p), key.group(1), *offsets], said_en), (who, said_en, said)
