@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -254,3 +255,57 @@ def test_status_bar_warns(qtbot, tmp_path):
     w.open_tokenizer(good)
     qtbot.waitUntil(lambda: w.doc.tokenizer.path == good and not w.doc.busy, timeout=15_000)
     assert "HF refuses" not in w.status_tok.text() and "HF tokenizers" not in w.status_tok.toolTip()
+
+
+# ---- the notes in Chinese ---------------------------------------------------
+
+
+def _noted_files() -> list[tuple[str, str]]:
+    """(what, tokenizer.json text) for every kind of note load_hf.c writes."""
+    out = []
+    for field in ("lstrip", "special"):
+        d = _base()
+        del d["added_tokens"][0][field]
+        out.append((f"no {field}", json.dumps(d)))
+        d = _base()
+        d["added_tokens"][0][field] = None
+        out.append((f"null {field}", json.dumps(d)))
+    d = _base()
+    d["pre_tokenizer"]["pattern"]["Regex"] = r"(?P<word>\w+)|\s+"
+    out.append(("named group", json.dumps(d)))
+    for merges in ([["a", "b"], "ab c"], ["a b", ["ab", "c"]]):
+        d = _base()
+        d["model"]["merges"] = merges
+        out.append((f"mixed merges {merges[1]!r}", json.dumps(d)))
+    out.append(("-0 id", json.dumps(_base()).replace('"a": 0', '"a": -0')))
+    d = _base()
+    d["added_tokens"] = [{"id": 5 + i, "content": f"<t{i}>"} for i in range(10)]
+    out.append(("many places", json.dumps(d)))
+    return out
+
+
+def test_notes_in_chinese(tmp_path, qapp):
+    """Every kind of note, as the command line's warning and the window's tooltip say it under zh_CN:
+    Chinese, with its JSON path, byte offset and HF's own quoted error kept; English as the engine wrote it."""
+    from test_engine_messages import english
+
+    from tokinspect.cli import i18n
+    from tokinspect.window import i18n as window_i18n
+
+    i18n.use("zh_CN")
+    t = window_i18n.install(qapp, "zh_CN")
+    try:
+        for what, text in _noted_files():
+            notes = Tokenizer.from_file(_write(tmp_path, text)).compat_notes
+            assert notes, what
+            for n in notes:
+                values = re.findall(r"\$[^ ]*|\d+", n)
+                for who, said in (("cli", i18n.message(n)), ("window", window_i18n.message(n))):
+                    assert re.search(r"[\u4e00-\u9fff]", said) and all(v in said for v in values), (what, who, said)
+                    # names kept as they are: the product, AddedToken's JSON members
+                    names = ["(?P<name>...)", "(?<name>...)", "tokenizers", "content", "single_word", "lstrip", "rstrip", "normalized", "special"]
+                    assert not english(said, values + names, n), (what, who, n, said)
+    finally:
+        i18n.use("en")
+        qapp.removeTranslator(t)
+    assert window_i18n.message(notes[0]) == notes[0]   # English again: the engine's words

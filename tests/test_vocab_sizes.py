@@ -86,3 +86,33 @@ def test_info_prints_the_three_sizes(beside: Path) -> None:
     sizes = json.loads(r.stdout)["vocab_sizes"]
     assert (sizes["model"], sizes["with_added"], sizes["embedding_rows"]) == (model, total, total + 3)
     assert sizes["config"] == str(beside.parent / "config.json") and "3 embedding rows" in sizes["notes"][0]
+
+
+def test_the_notes_in_chinese(beside: Path, qapp) -> None:  # noqa: ANN001 - pytest-qt's QApplication
+    """Each note (padding rows, too few rows, an unreadable / non-object / size-less config.json), as the
+    window's status tooltip says it under zh_CN: Chinese, its figures and the config's path kept."""
+    import re
+
+    from test_engine_messages import english
+
+    from tokinspect.core.vocab_sizes import vocab_sizes
+    from tokinspect.window import i18n as window_i18n
+
+    cfg = beside.parent / "config.json"
+    model, total = _hf(beside)
+    cases = [(json.dumps({"vocab_size": total + 267}), total), (json.dumps({"vocab_size": total - 5}), total),
+             ("{not json", total), ("[1, 2]", total), (json.dumps({"hidden_size": 8}), total)]
+    t = window_i18n.install(qapp, "zh_CN")
+    try:
+        for text, n in cases:
+            cfg.write_text(text, encoding="utf-8")
+            notes = vocab_sizes(model, n, beside).notes
+            assert notes, text
+            for note in notes:
+                said = window_i18n.message(note)
+                values = [str(cfg), *re.findall(r"[\d,]+\d", note), "JSONDecodeError", "vocab_size", "config.json"]
+                assert re.search(r"[\u4e00-\u9fff]", said), (note, said)
+                assert all(v in said for v in values if v in note), (note, said)
+                assert not english(said, values, note), (note, said)
+    finally:
+        qapp.removeTranslator(t)

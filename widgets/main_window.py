@@ -458,7 +458,8 @@ class MainWindow(QMainWindow):
         size_warn = tr("  · ⚠ embedding rows") if any("no embedding row" in n for n in size_notes) else ""
         self.status_tok.setText(tr("{name}  ·  {format}  ·  {sizes}").format(
             name=self.doc.shown_name, format=fmt, sizes=self.doc.sizes_text) + f"{tail}{warn}{size_warn}")
-        self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *size_notes, *notes]).strip("\n"))
+        shown = [engine_message(n) for n in (*size_notes, *notes)]   # the engine's and app/core's words, translated
+        self.status_tok.setToolTip("\n".join([str(info.get("path", "")), *shown]).strip("\n"))
         self.setWindowTitle(f"tokinspect — {tok.name}")
         self._render_chat()
         self.audit_model.set_tokenizer(tok)
