@@ -79,6 +79,23 @@ def catalog(domain: str, lang: str) -> dict[tuple[str, str], list[str]]:
     return parse_po(p.read_bytes().decode("utf-8"), p.name)
 
 
+@cache
+def qt_catalog(lang: str) -> dict[tuple[str, str], str]:
+    """(source, disambiguation) -> translation of the window's Qt catalog, i18n/tokinspect_<lang>.ts
+    (the standard library's XML reader: the command line says the window's sentences without Qt);
+    unfinished entries are left out, as lrelease leaves them out of the .qm."""
+    import xml.etree.ElementTree as ET
+
+    out: dict[tuple[str, str], str] = {}
+    root = ET.fromstring(path(f"i18n/tokinspect_{lang}.ts").read_bytes())
+    for m in root.iter("message"):
+        src, tr, comment = m.find("source"), m.find("translation"), m.find("comment")
+        if src is None or tr is None or tr.get("type") in ("unfinished", "obsolete", "vanished") or not tr.text:
+            continue
+        out[(src.text or "", comment.text or "" if comment is not None else "")] = tr.text
+    return out
+
+
 _FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::[^{}]*)?\}")
 
 

@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pytest
 
-from tokinspect.sampling.sampler import run_stages
+from tokinspect.sampling.sampler import run_stages, sample
 from tokinspect.sampling.settings import PRESETS, SEMANTICS, STAGES, SamplerSettings
 from tokinspect.window import engine_text as et
 
@@ -64,6 +64,10 @@ def engine_sentences() -> set[str]:
         except ValueError:
             continue
         said |= {st.cutoff for st in r.stages if st.cutoff} | set(r.notes)
+    for preset in PRESETS:   # the generators' states, before and after a few draws
+        _r, d = sample(rows()[0], SamplerSettings(preset=preset, seed=11), 3)
+        # "xorshift64* 0x…": a generator's name and its state, no words to translate
+        said |= {x for x in (d.rng_before, d.rng_after) if not x.startswith("xorshift64* ")}
     return said
 
 
@@ -98,3 +102,45 @@ def test_figures_land_in_their_slots(marked):
 def test_a_sentence_no_template_fits_is_shown_as_written(marked):
     assert marked("a sentence the engine never wrote") == "a sentence the engine never wrote"
     assert marked(" (min_p cut first)") == mark(" (min_p cut first)")
+
+
+def test_the_command_line_says_them_as_the_window_does(qapp, tmp_path):  # noqa: ANN001
+    """`tokinspect sample` under zh_CN: each of those sentences, through the command line's reader of
+    the window's catalog (no Qt), is the window's own translation, and Chinese; and a real run of the
+    command prints them so (its stage lines, notes and generator states)."""
+    import os
+    import subprocess
+    import sys
+
+    from tokinspect.cli import i18n
+    from tokinspect.window import i18n as window_i18n
+
+    said = sorted(engine_sentences())
+    t = window_i18n.install(qapp, "zh_CN")
+    i18n.use("zh_CN")
+    try:
+        for x in said:
+            zh = et.engine_text(x)
+            assert zh != x, x   # translated (some only in their punctuation: "T=0.7：scores / T（ds4）")
+            assert i18n.sampler_text(x) == zh, x
+    finally:
+        i18n.use("en")
+        qapp.removeTranslator(t)
+    assert i18n.sampler_text(said[0]) == said[0]   # English: the engine's words
+    row = tmp_path / "row.npy"
+    np.save(row, rows()[2])
+    env = {**os.environ, "LANG": "zh_CN.UTF-8"}
+    for preset in PRESETS:
+        r = subprocess.run([sys.executable, "-m", "tokinspect", "sample", "--logits", str(row), "--preset", preset,
+                            "--draws", "3"], capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        en = subprocess.run([sys.executable, "-m", "tokinspect", "--lang", "en", "sample", "--logits", str(row),
+                             "--preset", preset, "--draws", "3"], capture_output=True, text=True, timeout=120)
+        sentences = [x for x in said if x in en.stdout]
+        assert len(sentences) >= 3, (preset, en.stdout)   # cut-offs, a generator state at least
+        i18n.use("zh_CN")
+        try:
+            for x in sentences:
+                assert i18n.sampler_text(x) in r.stdout and x not in r.stdout, (preset, x, r.stdout)
+        finally:
+            i18n.use("en")

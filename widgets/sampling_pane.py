@@ -415,7 +415,8 @@ class SamplingPane(QWidget):
         t.setUpdatesEnabled(True)
 
     def show_draw(self, d: DrawView) -> None:
-        rng = tr("RNG before: {before}; after: {after}").format(before=d.draws.rng_before, after=d.draws.rng_after)
+        rng = tr("RNG before: {before}; after: {after}").format(before=engine_text(d.draws.rng_before),
+                                                                after=engine_text(d.draws.rng_after))
         if d.n == 1:
             self.draw_label.setText(tr("Drew {token}.  {rng}").format(token=d.label, rng=rng))
         else:

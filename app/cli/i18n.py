@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 
 from ..resources import catalog as _catalog
 from ..resources.catalog import _FIELD, catalog, parse_po  # noqa: F401 - the reader, shared with the window
+from ..sampling.sentences import say
 
 LANGUAGES = ("en", "zh_CN")          # the window's --lang choices too (tokinspect.gui)
 SIMPLIFIED = {"zh", "zh_cn", "zh_sg", "zh_hans", "zh_hans_cn", "zh_hans_sg"}
@@ -130,6 +131,18 @@ def message(text: str) -> str:
     current language: the catalog's msgctxt "message" patterns (tokinspect.resources.catalog.message),
     its values (file names, offsets, JSON paths, pieces, ids) kept verbatim."""
     return _catalog.message(text, _current)
+
+
+def sampler_text(text: str) -> str:
+    """One of the native sampler's sentences (a stage's cut-off, a run's note) in the current language:
+    tokinspect.sampling.sentences' templates with the window's words for them (its Qt catalog, read
+    as XML), so `sample` and the Sampling tab say the same; a sentence no template fits goes through
+    `message`."""
+    if _current == "en":
+        return text
+    words = _catalog.qt_catalog(_current)
+    said = say(text, lambda t: words.get((t, ""), t))
+    return said if said != text else message(text)
 
 
 def finding_text(text: str) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 from ..sampling.sampler import LOGITS_FORMATS, open_logits, sample, sample_counts
 from ..sampling.settings import PRESETS, SamplerSettings
 from .errors import said
-from .i18n import _, message
+from .i18n import _, message, sampler_text
 
 JSON_DRAWS_LIMIT = 1_000_000   # --json: above this many draws, counts instead of the list
 TEXT_STREAM_FROM = 100_000     # text: from this many draws, streamed (two passes of the engine's RNG)
@@ -99,13 +99,13 @@ def _sample(args: argparse.Namespace) -> int:
           + (_(" (greedy)") if res.greedy else "") + ("" if info.reproducible else _(" (draw not reproducible)")))
     for st in res.stages:
         print(_("{stage:<12} kept {kept:<7} mass {mass:.6f}  entropy {entropy:.4f} bits  {cutoff}").format(
-            stage=st.name, kept=st.kept, mass=st.kept_mass, entropy=st.entropy_bits, cutoff=message(st.cutoff)))
+            stage=st.name, kept=st.kept, mass=st.kept_mass, entropy=st.entropy_bits, cutoff=sampler_text(st.cutoff)))
         top = np.argsort(-st.probs, kind="stable")[:10]
         for i in top:
             print(f"    id {int(st.ids[i]):<8} p {st.probs[i]:.6f}")
         if st.kept > len(top):
             print(_("    ... {n} more").format(n=st.kept - len(top)))
-    print(_("rng before: {before}\nrng after:  {after}").format(before=before, after=after))
+    print(_("rng before: {before}\nrng after:  {after}").format(before=sampler_text(before), after=sampler_text(after)))
     if n < TEXT_STREAM_FROM:
         print(_("draws:"), " ".join(str(int(x)) for x in d.ids))
     else:
@@ -118,7 +118,7 @@ def _sample(args: argparse.Namespace) -> int:
         sample_counts(row, s, n, on_chunk=put, chunk=1 << 16)
         out_w.write("\n")
     for note in res.notes:
-        print(_("note: {note}").format(note=message(note)))
+        print(_("note: {note}").format(note=sampler_text(note)))
     return 0
 
 

@@ -1314,6 +1314,14 @@
         <translation>T={0} &lt;= 0：id {1} 保留其 logit，其余 {2} 个置为 -inf（dist 仍会抽样）</translation>
     </message>
     <message>
+        <source>mt19937 seed {0}, outputs consumed: {1}</source>
+        <translation>mt19937 种子 {0}，已消耗 {1} 个输出</translation>
+    </message>
+    <message>
+        <source>glibc srand({0}), rand() calls: {1}</source>
+        <translation>glibc srand({0})，已调用 rand() {1} 次</translation>
+    </message>
+    <message>
         <source>T={0}: expf((v - max) / T) in float</source>
         <translation>T={0}：以 float 计算 expf((v - max) / T)</translation>
     </message>
