@@ -436,3 +436,20 @@ def test_a_malformed_tokenizer_json_in_chinese(tmp_path: Path) -> None:
     line = assert_chinese_line(cli("--lang", "zh_CN", "encode", "-t", str(bad), "x"), names=(str(bad),))
     for kept in re.findall(r"\$[\w.\[\]]+|\d+", en.split(str(bad), 1)[1]):
         assert kept in line, (kept, line)
+
+
+def test_compare_names_the_embedded_default_in_chinese(tmp_path: Path) -> None:
+    """compare's header names each side: the embedded default by its translated name under zh_CN, a
+    file by its file name in both languages."""
+    from tokinspect.core.tokenizer import DEFAULTS
+
+    text = tmp_path / "t.txt"
+    text.write_text("Hello world 你好\n", encoding="utf-8")
+    name = DEFAULTS["qwen3"][0]
+    en = cli("--lang", "en", "compare", "--encoder-b", "greedy", str(text))
+    zh = cli("--lang", "zh_CN", "compare", "--encoder-b", "greedy", str(text))
+    assert en.returncode == zh.returncode == 0, (en.stderr, zh.stderr)
+    head_en, head_zh = en.stdout.decode().splitlines()[0], zh.stdout.decode().splitlines()[0]
+    assert head_en == f"A: {name} [bpe]   B: {name} [greedy]", head_en
+    said = i18n.catalog("cli", "zh_CN")[("message", name)][0]
+    assert head_zh == f"A: {said} [bpe]   B: {said} [greedy]" and not english_words(head_zh, ("[greedy]",)), head_zh

@@ -15,11 +15,17 @@ import sys
 from pathlib import Path
 
 from ..analysis.divergence import Side, divergence
-from ..core.tokenizer import ENCODERS, PRESETS, Tokenizer
+from ..core.tokenizer import DEFAULTS, ENCODERS, PRESETS, Tokenizer
 from ..formats import vocab_bin
 from .columns import ljust_display, rjust_display
 from .errors import EXIT_DIFFER, EXIT_OK, UsageError, terminal_hint
 from .i18n import _, message
+
+
+def _shown_name(tok: Tokenizer) -> str:
+    """A tokenizer's name in the current language: the embedded defaults' names are words ("Qwen3
+    (embedded default)"), a file's name is its file's."""
+    return message(tok.name) if tok.name in {name for name, _pre in DEFAULTS.values()} else tok.name
 
 
 def _load(path: str | None, merges: str | None, preset: str | None, config: str | None) -> Tokenizer:
@@ -103,7 +109,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not any(lines):
         raise UsageError(_("compare: no text to compare (the input is empty)"))
     rep = divergence(a, b, lines)
-    print(f"A: {a.tokenizer.name} [{a.encoder}]   B: {b.tokenizer.name} [{b.encoder}]")
+    print(f"A: {_shown_name(a.tokenizer)} [{a.encoder}]   B: {_shown_name(b.tokenizer)} [{b.encoder}]")
     print(_("lines {lines}, identical {agree} ({share:.1f}%), tokens A {tokens_a}, B {tokens_b}").format(
         lines=rep.lines, agree=rep.agree, share=100 * rep.agree_share, tokens_a=rep.tokens_a, tokens_b=rep.tokens_b))
     print(_("most frequent divergent spans (count, text, A | B):"))
