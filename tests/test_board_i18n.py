@@ -245,17 +245,21 @@ def local_errors(tmp_path: Path) -> list[str]:
     return out
 
 
-def test_failures_without_a_board_in_chinese(qapp, tmp_path: Path) -> None:
-    errors = local_errors(tmp_path)
-    assert any("cannot reach 127.0.0.1:" in e for e in errors), errors
+def says_each_in_chinese(qapp, errors: list[str]) -> None:  # noqa: ANN001 - pytest-qt's QApplication
+    """Each failure in the zh_CN window is Chinese (check_chinese); in English, as the board modules wrote it."""
     t = i18n.install(qapp, "zh_CN")
     try:
         for e in errors:
             check_chinese(e)
     finally:
         qapp.removeTranslator(t)
-    # English: as the board modules wrote it
     assert [wboard.board_message(e) for e in errors] == errors
+
+
+def test_failures_without_a_board_in_chinese(qapp, tmp_path: Path) -> None:
+    errors = local_errors(tmp_path)
+    assert any("cannot reach 127.0.0.1:" in e for e in errors), errors
+    says_each_in_chinese(qapp, errors)
 
 
 def board_errors(board, board_conn) -> list[str]:
@@ -318,13 +322,7 @@ def test_failures_on_the_board_in_chinese(qapp, board, board_conn) -> None:
                      "the command printed {done} results for {sent} texts: {command}", "cancelled: {command}",
                      "the board command did not finish within {seconds} s and was stopped: {command}"}, kinds
     assert any("board says no" in e for e in errors) and any("(no output)" in e for e in errors)
-    t = i18n.install(qapp, "zh_CN")
-    try:
-        for e in errors:
-            check_chinese(e)
-    finally:
-        qapp.removeTranslator(t)
-    assert [wboard.board_message(e) for e in errors] == errors
+    says_each_in_chinese(qapp, errors)
 
 
 # ---- the languages table -----------------------------------------------------------------------

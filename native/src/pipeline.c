@@ -552,14 +552,18 @@ static inline int unit_len(const uint8_t *s, size_t len, size_t i) {
     return n;
 }
 
+/* A jump back (p before the cursor): restart from the last checkpoint at or before p. */
+static void rewind_to(char_index *x, size_t p) {
+    if (p >= x->pos) return;
+    size_t k = p / CP_STRIDE;
+    while (k > 0 && x->ck_byte[k] > p) k--;
+    x->pos = x->ck_byte[k];
+    x->ci = x->ck_char[k];
+}
+
 /* Char index of the unit containing byte p (p < len). */
 static size_t char_at(char_index *x, size_t p) {
-    if (p < x->pos) {
-        size_t k = p / CP_STRIDE;
-        while (k > 0 && x->ck_byte[k] > p) k--;
-        x->pos = x->ck_byte[k];
-        x->ci = x->ck_char[k];
-    }
+    rewind_to(x, p);
     for (;;) {
         int n = unit_len(x->s, x->len, x->pos);
         if (p < x->pos + (size_t)n) return x->ci;
@@ -574,12 +578,7 @@ static size_t char_at(char_index *x, size_t p) {
  * rests at p (a token's end is the next one's start), possibly inside a
  * unit: ci counts the lead bytes before pos. */
 static size_t char_at_valid(char_index *x, size_t p) {
-    if (p < x->pos) {
-        size_t k = p / CP_STRIDE;
-        while (k > 0 && x->ck_byte[k] > p) k--;
-        x->pos = x->ck_byte[k];
-        x->ci = x->ck_char[k];
-    }
+    rewind_to(x, p);
     size_t ci = x->ci;
     for (size_t i = x->pos; i < p; i++) ci += (x->s[i] & 0xC0) != 0x80;
     x->pos = p;
