@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable
 from functools import cache
 
-NESTED = ("reason", "what", "note")     # the same names as the command line's message()
+# the sentence values, as the catalog's message() nests (not its {want}/{got}: here {got} is a byte count)
+NESTED = ("reason", "what", "note")
 LISTS = ("tried",)                      # values that are sentences joined by "; " (each translated)
 MAX_DEPTH = 4
 
