@@ -72,3 +72,20 @@ def test_encode_batch_equals_encode(qwen3_json, seed):
         one = ours.encode(t)
         assert e.ids.tolist() == one.ids.tolist()
         assert e.offsets.tolist() == one.offsets.tolist()
+
+
+def _ascii_texts(seed: int, n: int) -> list[str]:
+    """ASCII only (the char offsets' shortcut: a byte's char is itself), with invalid-free runs of
+    spaces, tabs, newlines, digits, contractions and punctuation."""
+    rng = random.Random(seed)
+    parts = ["hello", " World", "'s", "'LL", " 123", "4567", "  ", "\t", "\n\n", "\r\n", " \n ", "...", " (x)", "_",
+             "don't", "   ", "a", "Z", "--", "~", "\x00", "\x7f", "\x1b[0m"]
+    return ["".join(rng.choice(parts) for _ in range(rng.randint(0, 60))) for _ in range(n)]
+
+
+def test_ascii_only_offsets(qwen3_json, cl100k_json, gpt2_json):
+    texts = _ascii_texts(11, 4000)
+    for path, label in ((qwen3_json, "qwen3"), (cl100k_json, "cl100k"), (gpt2_json, "gpt2 (trim_offsets)")):
+        ours, hf = pair(path)
+        assert_same(ours, hf, texts, label=label)
+        assert_same(ours, hf, texts[:500], add_special_tokens=True, label=label + " with specials")

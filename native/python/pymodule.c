@@ -615,16 +615,23 @@ static PyTypeObject TokType = {
     .tp_methods = Tok_methods,
 };
 
-/* find_all(pattern, subject: bytes, fast: bool, rust: bool) -> [(start, end), ...]
+/* find_all(pattern, subject: bytes, fast: bool, rust: bool, block: int) -> [(start, end), ...]
  * The matcher's (or the fast scanner's) find_iter; for tests and the GUI.
- * rust: the classes of tiktoken's regex crate (rank files) instead of Onig's. */
+ * rust: the classes of tiktoken's regex crate (rank files) instead of Onig's.
+ * block > 0 (fast only): the scan resumed every `block` matches (tc_fast_find_from), as the
+ * encoder's streaming pre-tokenizer runs it. */
 static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
     (void)mod;
     const char *pat;
     Py_ssize_t plen;
     Py_buffer b;
     int fast = 0, rust = 0;
-    if (!PyArg_ParseTuple(args, "s#y*|pp", &pat, &plen, &b, &fast, &rust)) return NULL;
+    Py_ssize_t block = 0;
+    if (!PyArg_ParseTuple(args, "s#y*|ppn", &pat, &plen, &b, &fast, &rust, &block)) return NULL;
+    if (block < 0 || (block > 0 && !fast)) {
+        PyBuffer_Release(&b);
+        return PyErr_Format(PyExc_ValueError, "block: a positive count, with fast=True only");
+    }
     size_t *m = NULL, n = 0, cap = 0;
     int r;
     tc_error err = {0};
@@ -632,7 +639,13 @@ static PyObject *mod_find_all(PyObject *mod, PyObject *args) {
         tc_fastpat fp = tc_fast_detect(pat, (size_t)plen);
         if (fp == TC_FAST_NONE) { PyBuffer_Release(&b); return PyErr_Format(PyExc_ValueError, "no fast scanner for this pattern"); }
         Py_BEGIN_ALLOW_THREADS
-        r = tc_fast_find_all(fp, b.buf, (size_t)b.len, &m, &n, &cap);
+        if (block == 0) {
+            r = tc_fast_find_all(fp, b.buf, (size_t)b.len, &m, &n, &cap);
+        } else {
+            r = 0;
+            for (size_t pos = 0; r == 0 && pos < (size_t)b.len;)
+                r = tc_fast_find_from(fp, b.buf, (size_t)b.len, pos, (size_t)block, &m, &n, &cap, &pos);
+        }
         Py_END_ALLOW_THREADS
         n /= 2;
     } else {
@@ -1130,7 +1143,7 @@ static PyMethodDef mod_methods[] = {
     {"vocab_bin_entries", mod_vbin_entries, METH_VARARGS, "vocab_bin_entries(data) -> (list of stored bytes by id, trailing)"},
     {"llama_unicode_tables", mod_llama_unicode_tables, METH_NOARGS, "llama_unicode_tables() -> (flags, lower, nfd) as uint32 bytes"},
     {"unicode_script", mod_unicode_script, METH_VARARGS, "unicode_script(cp) -> script name in HF's UnicodeScripts table"},
-    {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False) -> list of (start, end) byte spans"},
+    {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False, block=0) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
     {"load_hf_cached", mod_load_hf_cached, METH_VARARGS,
      "load_hf_cached(data, sha256, cache_path) -> (Handle, hit, new_cache bytes or None)"},

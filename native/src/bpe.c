@@ -194,6 +194,16 @@ static uint32_t trace_pos(const tc_bpe_scratch *sc, uint32_t pos) {
     return k;
 }
 
+void tc_bpe_prefetch(const tc_tokenizer *tok, const uint8_t *chunk, size_t len) {
+    const tc_model *m = &tok->model;
+    if (m->kind != TC_MODEL_BPE_MERGES || !tok->byte_level || m->cont_prefix_len || m->eow_suffix_len) return;
+    if (len > 24) len = 24;   /* the pairs a short chunk starts with; a longer one pays its own */
+    for (size_t i = 0; i + 1 < len; i++) {
+        int64_t a = m->byte_ids[chunk[i]], b = m->byte_ids[chunk[i + 1]];
+        if (a >= 0 && b >= 0) tc_pairmap_prefetch(&m->merges, (uint32_t)a, (uint32_t)b);
+    }
+}
+
 int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr,
                  int rank_mode) {
     const tc_model *m = &tok->model;

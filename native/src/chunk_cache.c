@@ -106,6 +106,23 @@ const tc_ctok *tc_chunk_cache_get(const tc_chunk_cache *c, uint8_t mode, const u
     return NULL;
 }
 
+int tc_chunk_cache_prefetch(const tc_chunk_cache *c, uint64_t h, int entry) {
+    size_t i = (size_t)h & c->mask;
+    if (!entry) {
+#if defined(__GNUC__)
+        __builtin_prefetch(&c->slots[i]);
+#endif
+        return 0;
+    }
+    /* relaxed: the word only names a line to fetch; the lookup itself loads it with acquire */
+    uint64_t w = atomic_load_explicit(&c->slots[i], memory_order_relaxed);
+    if (!w || (uint32_t)(w >> 32) != (uint32_t)(h >> 32)) return 0;
+#if defined(__GNUC__)
+    __builtin_prefetch(slot_entry(c, w));
+#endif
+    return 1;
+}
+
 void tc_chunk_cache_put(tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_t len, uint64_t h,
                         const tc_ctok *toks, size_t ntoks) {
     if (len > UINT32_MAX || ntoks > UINT32_MAX || len > c->budget || ntoks > c->budget / sizeof *toks) return;

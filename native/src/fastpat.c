@@ -147,10 +147,23 @@ static size_t ws_match(const uint8_t *s, size_t len, size_t i, int with_nl) {
 }
 
 int tc_fast_find_all(tc_fastpat p, const uint8_t *s, size_t len, size_t **out, size_t *n, size_t *cap) {
+    size_t next;
+    return tc_fast_find_from(p, s, len, 0, SIZE_MAX, out, n, cap, &next);
+}
+
+/* The scanners keep no state between matches and look at nothing before a
+ * match's start (none of the patterns has a lookbehind or an anchor), and
+ * every position starts a non-empty match, so the matches are contiguous
+ * and a scan restarted at a match's end finds what the whole scan finds
+ * from there. */
+int tc_fast_find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, size_t **out,
+                      size_t *n, size_t *cap, size_t *next) {
     size_t np = *n / 2;     /* *n counts size_t entries in pretok's convention */
+    size_t stop = max_matches > SIZE_MAX - np ? SIZE_MAX : np + max_matches;
     int gpt2 = p == TC_FAST_GPT2;
     size_t maxn = p == TC_FAST_CL100K ? 3 : 1;
-    for (size_t i = 0; i < len;) {
+    size_t i = from;
+    for (; i < len && np < stop;) {
         unit u = unit_at(s, len, i);
         size_t end = 0;
         if (u.cp == '\'' && (end = contraction(s, len, i, !gpt2)) != 0) {
@@ -188,5 +201,6 @@ int tc_fast_find_all(tc_fastpat p, const uint8_t *s, size_t len, size_t **out, s
         i = end;
     }
     *n = np * 2;
+    *next = i;
     return 0;
 }

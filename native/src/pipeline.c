@@ -184,7 +184,8 @@ static int trace_segment(enc_ctx *c, uint32_t base, uint32_t *norm_base) {
 
 /* ---- model on one chunk -------------------------------------------------- */
 
-static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t norm_base) {
+/* hint: the cache key's hash when the caller computed it (a chunk without a prefix space), else NULL */
+static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t norm_base, const uint64_t *hint) {
     const tc_tokenizer *tok = c->tok;
     const uint8_t *data = c->ns.text.data + pc->start;
     size_t plen = pc->end - pc->start;
@@ -203,7 +204,7 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
     int cacheable = c->cache && clen <= CACHE_MAX_KEY;
     uint8_t mode = (uint8_t)c->rank_mode;
     if (cacheable) {
-        h = tc_hash_bytes(chunk, clen);
+        h = hint && !pc->prefix_space ? *hint : tc_hash_bytes(chunk, clen);
         toks = tc_chunk_cache_get(c->cache, mode, chunk, clen, h, &ntoks);
         if (toks) goto have_tokens;
     }
@@ -247,6 +248,63 @@ have_tokens:;
         tc_span orig = plen ? range_align(c, base, pc->start, pc->end) : seg_align(c, base, pc->start);
         if (trace_chunk(c, norm_base + pc->start, norm_base + pc->end, orig, -1, sym_first, step_first,
                         tok_first, pc->prefix_space, lat_first) != 0) return -1;
+    }
+    return 0;
+}
+
+/* ---- the chunks of one pre-tokenized run -------------------------------- */
+
+/* How far ahead the chunk loop starts a chunk's cache slot (PF_FAR) and,
+ * once that slot has arrived, the entry it names (PF_NEAR). A warm encode
+ * is a cache lookup per chunk, and each lookup was a miss on its slot (8 MiB
+ * of them) and then on its entry, one after the other: issued ahead, the
+ * misses of several chunks overlap. native/NOTES.md has the figures. */
+#define STREAM_BLOCK 512    /* first-stage matches per block where the pre-tokenizers stream */
+#define PF_FAR 16
+#define PF_NEAR 8
+#define PF_RING 32          /* > PF_FAR, a power of two */
+
+/* Runs pieces pl[0..n) (their bytes at c->ns.text.data + off + start); the
+ * pieces' positions are shifted by off before run_chunk sees them. */
+static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32_t off, uint32_t norm_base) {
+    size_t n = pl->n;
+    const uint8_t *text = c->ns.text.data + off;
+    if (!c->cache || n <= PF_NEAR) {
+        for (size_t i = 0; i < n; i++) {
+            tc_piece pc = pl->v[i];
+            pc.start += off;
+            pc.end += off;
+            int rr = run_chunk(c, base, &pc, norm_base, NULL);
+            if (rr != 0) return rr;
+        }
+        return 0;
+    }
+    uint64_t hr[PF_RING];
+    uint8_t ok[PF_RING];
+    size_t ahead = 0;       /* pieces hashed so far */
+    for (size_t i = 0; i < n; i++) {
+        for (; ahead < n && ahead <= i + PF_FAR; ahead++) {
+            const tc_piece *q = &pl->v[ahead];
+            size_t qlen = q->end - q->start;
+            size_t r = ahead & (PF_RING - 1);
+            ok[r] = !q->prefix_space && qlen <= CACHE_MAX_KEY;
+            if (ok[r]) {
+                hr[r] = tc_hash_bytes(text + q->start, qlen);
+                tc_chunk_cache_prefetch(c->cache, hr[r], 0);
+            }
+        }
+        size_t j = i + PF_NEAR, rj = j & (PF_RING - 1);
+        if (j < n && ok[rj] && !tc_chunk_cache_prefetch(c->cache, hr[rj], 1) && !c->rank_mode) {
+            /* a likely miss: the encoder will look its first pairs up; start those too */
+            const tc_piece *q = &pl->v[j];
+            tc_bpe_prefetch(c->tok, text + q->start, q->end - q->start);
+        }
+        tc_piece pc = pl->v[i];
+        pc.start += off;
+        pc.end += off;
+        size_t r = i & (PF_RING - 1);
+        int rr = run_chunk(c, base, &pc, norm_base, ok[r] ? &hr[r] : NULL);
+        if (rr != 0) return rr;
     }
     return 0;
 }
@@ -310,11 +368,7 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
         rc = 0;
         if (c->tr && trace_append(c, base, 0, c->ns.text.len, &nb) != 0) rc = -1;
         if (rc == 0) rc = tc_pretokenize(tok, &c->pt, c->ns.text.data, c->ns.text.len, &pieces);
-        for (size_t i = 0; rc == 0 && i < pieces->n; i++) {
-            tc_piece pc = pieces->v[i];
-            int rr = run_chunk(c, base, &pc, nb);
-            if (rr != 0) rc = rr;
-        }
+        if (rc == 0) rc = run_pieces(c, base, pieces, 0, nb);
         w = c->ns;
         c->ns = saved;
     }
@@ -369,15 +423,21 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
             continue;
         }
         tc_piece_list *pieces;
+        if (tc_pretok_streams(tok)) {
+            /* a block of chunks at a time: the chunk lists stay small and in cache, and a long
+             * text no longer allocates (and page-faults) lists the size of its chunks on every call */
+            for (size_t pos = 0; pos < sg.end - sg.start;) {
+                int r = tc_pretokenize_next(tok, &c->pt, ns->text.data + sg.start, sg.end - sg.start, &pos,
+                                            STREAM_BLOCK, &pieces);
+                if (r == 0) r = run_pieces(c, start, pieces, sg.start, norm_base);
+                if (r != 0) return r;
+            }
+            continue;
+        }
         int r = tc_pretokenize(tok, &c->pt, ns->text.data + sg.start, sg.end - sg.start, &pieces);
         if (r != 0) return r;
-        for (size_t i = 0; i < pieces->n; i++) {
-            tc_piece pc = pieces->v[i];
-            pc.start += sg.start;
-            pc.end += sg.start;
-            int rr = run_chunk(c, start, &pc, norm_base);
-            if (rr != 0) return rr;
-        }
+        r = run_pieces(c, start, pieces, sg.start, norm_base);
+        if (r != 0) return r;
     }
     return 0;
 }

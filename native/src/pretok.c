@@ -81,8 +81,24 @@ static int numeric_find_all(tc_pretok_scratch *sc, const uint8_t *s, size_t len)
  * NormalizedString::split). base is the chunk's start in the segment. */
 static int apply_behavior(tc_pretok_scratch *sc, tc_piece_list *out, uint32_t base, size_t len,
                           tc_split_behavior beh, int invert) {
-    /* 1. the (range, is_match) sequence covering the chunk */
     size_t nm = sc->nmatches / 2;
+    if ((beh == TC_SPLIT_ISOLATED || beh == TC_SPLIT_REMOVED) && len > 0) {
+        /* no fold: each gap and each match is a chunk of its own in order (a
+         * removed side is skipped), so the chunks go straight to the list;
+         * the general path below built two arrays per call for the same
+         * result (malloc'd afresh: page faults on every long text) */
+        int keep_match = beh == TC_SPLIT_ISOLATED || invert, keep_gap = beh == TC_SPLIT_ISOLATED || !invert;
+        size_t prev = 0;
+        for (size_t k = 0; k < nm; k++) {
+            size_t ms = sc->matches[2 * k], me = sc->matches[2 * k + 1];
+            if (keep_gap && prev != ms && piece_push(out, base + (uint32_t)prev, base + (uint32_t)ms, 0) != 0) return -1;
+            if (keep_match && piece_push(out, base + (uint32_t)ms, base + (uint32_t)me, 0) != 0) return -1;
+            prev = me;
+        }
+        if (keep_gap && prev != len && piece_push(out, base + (uint32_t)prev, base + (uint32_t)len, 0) != 0) return -1;
+        return 0;
+    }
+    /* 1. the (range, is_match) sequence covering the chunk */
     /* worst case 2*nm+1 segments; build them in a small local loop */
     typedef struct { size_t s, e; int m; } seg;
     seg *segs = NULL;
@@ -314,12 +330,11 @@ static int fixed_length_step(const tc_pretok *pt, const uint8_t *text, const tc_
     return 0;
 }
 
-int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, size_t len,
-                   tc_piece_list **result) {
+/* Stages first.. of tok's pre-tokenizers over the chunks in sc->a. */
+static int run_stages(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, int first,
+                      tc_piece_list **result) {
     tc_piece_list *cur = &sc->a, *next = &sc->b;
-    cur->n = 0;
-    if (piece_push(cur, 0, (uint32_t)len, 0) != 0) return -1;
-    for (int s = 0; s < tok->npretok; s++) {
+    for (int s = first; s < tok->npretok; s++) {
         const tc_pretok *pt = &tok->pretok[s];
         next->n = 0;
         if (pt->kind == TC_PT_BYTELEVEL) {
@@ -349,4 +364,37 @@ int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t
     }
     *result = cur;
     return 0;
+}
+
+int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, size_t len,
+                   tc_piece_list **result) {
+    sc->a.n = 0;
+    if (piece_push(&sc->a, 0, (uint32_t)len, 0) != 0) return -1;
+    return run_stages(tok, sc, text, 0, result);
+}
+
+int tc_pretok_streams(const tc_tokenizer *tok) {
+    if (tok->npretok < 1) return 0;
+    const tc_pretok *pt = &tok->pretok[0];
+    if (pt->fast == TC_FAST_NONE) return 0;
+    /* Split: isolated keeps gaps and matches alike (the scanner leaves no gaps, invert or not) */
+    if (pt->kind == TC_PT_SPLIT_REGEX) return pt->behavior == TC_SPLIT_ISOLATED;
+    /* ByteLevel's own regex, when no prefix space is added (that one is per segment) */
+    return pt->kind == TC_PT_BYTELEVEL && pt->use_regex && !pt->add_prefix_space;
+}
+
+int tc_pretokenize_next(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, size_t len,
+                        size_t *pos, size_t block_matches, tc_piece_list **result) {
+    const tc_pretok *pt = &tok->pretok[0];
+    size_t next;
+    sc->nmatches = 0;
+    if (tc_fast_find_from(pt->fast, text, len, *pos, block_matches, &sc->matches, &sc->nmatches,
+                          &sc->matches_cap, &next) != 0)
+        return -1;
+    /* the first stage's chunks are its matches, in order (tc_fast_find_from: contiguous, non-empty) */
+    sc->a.n = 0;
+    for (size_t k = 0; k < sc->nmatches; k += 2)
+        if (piece_push(&sc->a, (uint32_t)sc->matches[k], (uint32_t)sc->matches[k + 1], 0) != 0) return -1;
+    *pos = next;
+    return run_stages(tok, sc, text, 1, result);
 }

@@ -33,6 +33,25 @@ int tc_pretokenize(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t
  * find_iter as (start, end) pairs. Exposed for the agreement tests. */
 int tc_fast_find_all(tc_fastpat p, const uint8_t *s, size_t len, size_t **out, size_t *n, size_t *cap);
 
+/* The same scan from byte `from` (a previous match's end, or 0), stopping
+ * after max_matches matches; *next is where the next call resumes (len once
+ * the text is done). */
+int tc_fast_find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, size_t **out,
+                      size_t *n, size_t *cap, size_t *next);
+
+/* 1 when tok's pre-tokenizers can run a segment a block at a time
+ * (tc_pretokenize_next): the first splits by a hand-written scanner and
+ * keeps every match as a chunk of its own (Split isolated; ByteLevel's
+ * regex without a prefix space); the later ones work chunk by chunk. */
+int tc_pretok_streams(const tc_tokenizer *tok);
+
+/* The chunks of the next block of text[0..len), from *pos (0 at first) to
+ * the end of the first pre-tokenizer's block_matches-th match, as
+ * tc_pretokenize gives them for that stretch (offsets from text); *pos is
+ * advanced, to len after the last block. Only where tc_pretok_streams. */
+int tc_pretokenize_next(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint8_t *text, size_t len,
+                        size_t *pos, size_t block_matches, tc_piece_list **result);
+
 /* Recognizes a well-known pattern string. */
 tc_fastpat tc_fast_detect(const char *pattern, size_t len);
 
