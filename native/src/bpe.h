@@ -37,13 +37,13 @@ int tc_bpe_out_push(tc_bpe_scratch *sc, uint32_t id, uint32_t s, uint32_t e);
  * NULL, the initial symbols and the merge steps are appended to it (the
  * caller records where this chunk's entries start).
  * Returns 0, or -1 on allocation failure. */
-/* rank_mode: the `rank` encoder (tiktoken): a chunk that is a token is
- * that token, else the adjacent pair whose concatenated bytes have the
- * lowest id merges first. Needs tok->model.by_bytes (tc_prepare). */
 /* A hint, no effect on any answer: starts loading the merges of a chunk's first byte pairs
  * (byte-level merge BPE without a prefix or suffix; else nothing), for a caller that expects
  * to encode the chunk soon and can do other work meanwhile. */
 void tc_bpe_prefetch(const tc_tokenizer *tok, const uint8_t *chunk, size_t len);
+/* rank_mode: the `rank` encoder (tiktoken): a chunk that is a token is
+ * that token, else the adjacent pair whose concatenated bytes have the
+ * lowest id merges first. Needs tok->model.by_bytes (tc_prepare). */
 int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr,
                  int rank_mode);
 

@@ -254,12 +254,13 @@ have_tokens:;
 
 /* ---- the chunks of one pre-tokenized run -------------------------------- */
 
+#define STREAM_BLOCK 512    /* first-stage matches per block where the pre-tokenizers stream */
+
 /* How far ahead the chunk loop starts a chunk's cache slot (PF_FAR) and,
  * once that slot has arrived, the entry it names (PF_NEAR). A warm encode
  * is a cache lookup per chunk, and each lookup was a miss on its slot (8 MiB
  * of them) and then on its entry, one after the other: issued ahead, the
  * misses of several chunks overlap. native/NOTES.md has the figures. */
-#define STREAM_BLOCK 512    /* first-stage matches per block where the pre-tokenizers stream */
 #define PF_FAR 16
 #define PF_NEAR 8
 #define PF_RING 32          /* > PF_FAR, a power of two */
@@ -269,19 +270,10 @@ have_tokens:;
 static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32_t off, uint32_t norm_base) {
     size_t n = pl->n;
     const uint8_t *text = c->ns.text.data + off;
-    if (!c->cache || n <= PF_NEAR) {
-        for (size_t i = 0; i < n; i++) {
-            tc_piece pc = pl->v[i];
-            pc.start += off;
-            pc.end += off;
-            int rr = run_chunk(c, base, &pc, norm_base, NULL);
-            if (rr != 0) return rr;
-        }
-        return 0;
-    }
     uint64_t hr[PF_RING];
-    uint8_t ok[PF_RING];
-    size_t ahead = 0;       /* pieces hashed so far */
+    uint8_t ok[PF_RING] = {0};
+    /* pieces hashed so far; with no cache (or a few pieces) none are, and run_chunk hashes its own */
+    size_t ahead = c->cache && n > PF_NEAR ? 0 : n;
     for (size_t i = 0; i < n; i++) {
         for (; ahead < n && ahead <= i + PF_FAR; ahead++) {
             const tc_piece *q = &pl->v[ahead];
