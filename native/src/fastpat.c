@@ -52,6 +52,37 @@ static const uint8_t ascii_cls[128] = {
     C_L, C_L, C_L, C_P, C_P, C_P, C_P, C_P,
 };
 
+/* The same classes as bits, for the runs' inner loop: bytes 0x80-0xFF have none, so one
+ * lookup both tests "ASCII" and "of the wanted class" (run_end was 15% of a warm encode). */
+#define BL (1u << C_L)
+#define BN (1u << C_N)
+#define BNL (1u << C_NL)
+#define BWS (1u << C_WS)
+#define BP (1u << C_P)
+static const uint8_t ascii_bit[256] = {
+    BP, BP, BP, BP, BP, BP, BP, BP, BP, BWS, BNL, BWS, BWS, BNL, BP, BP,
+    BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP,
+    BWS, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP, BP,
+    BN, BN, BN, BN, BN, BN, BN, BN, BN, BN, BP, BP, BP, BP, BP, BP,
+    BP, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL,
+    BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BP, BP, BP, BP, BP,
+    BP, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL,
+    BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BL, BP, BP, BP, BP, BP,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+#undef BL
+#undef BN
+#undef BNL
+#undef BWS
+#undef BP
+
 static inline unit unit_at(const uint8_t *s, size_t len, size_t i) {
     unit u;
     if (i >= len) { u.cls = C_END; u.n = 0; u.cp = 0; return u; }
@@ -77,11 +108,8 @@ static inline int is_ws(int c) { return c == C_WS || c == C_NL; }
 static size_t run_end(const uint8_t *s, size_t len, size_t i, int want) {
     for (;;) {
         /* ASCII bytes straight from the table (most of English and code) */
-        if (want == C_WS) {
-            while (i < len && s[i] < 0x80 && (ascii_cls[s[i]] == C_WS || ascii_cls[s[i]] == C_NL)) i++;
-        } else {
-            while (i < len && s[i] < 0x80 && ascii_cls[s[i]] == want) i++;
-        }
+        unsigned mask = want == C_WS ? (1u << C_WS | 1u << C_NL) : 1u << want;
+        while (i < len && (ascii_bit[s[i]] & mask)) i++;
         if (i < len && s[i] < 0x80) return i;
         unit u = unit_at(s, len, i);
         if (u.cls == C_END) return i;

@@ -228,6 +228,8 @@ static int build_lower(const uint8_t *t, size_t len, nstream *s) {
     return 0;
 }
 
+static inline uint64_t ascii_word(const uint8_t *p) { uint64_t w; memcpy(&w, p, 8); return w; }
+
 /* 1 if one step provably leaves text unchanged. */
 static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
     size_t i = 0;
@@ -255,6 +257,9 @@ static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
     }
     uint32_t last = 0;
     while (i < len) {
+        /* eight ASCII bytes at a time: most text is mostly ASCII, and every encode of a
+         * tokenizer with a normalizer runs this over the whole text */
+        if (len - i >= 8 && !(ascii_word(t + i) & 0x8080808080808080ull)) { last = 0; i += 8; continue; }
         if (t[i] < 0x80) { last = 0; i++; continue; }
         int ul;
         uint32_t cp = tc_utf8_decode(t, len, i, &ul);

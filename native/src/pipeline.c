@@ -204,7 +204,7 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
     int cacheable = c->cache && clen <= CACHE_MAX_KEY;
     uint8_t mode = (uint8_t)c->rank_mode;
     if (cacheable) {
-        h = hint && !pc->prefix_space ? *hint : tc_hash_bytes(chunk, clen);
+        h = hint && !pc->prefix_space ? *hint : tc_chunk_hash(chunk, clen);
         toks = tc_chunk_cache_get(c->cache, mode, chunk, clen, h, &ntoks);
         if (toks) goto have_tokens;
     }
@@ -281,7 +281,7 @@ static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32
             size_t r = ahead & (PF_RING - 1);
             ok[r] = !q->prefix_space && qlen <= CACHE_MAX_KEY;
             if (ok[r]) {
-                hr[r] = tc_hash_bytes(text + q->start, qlen);
+                hr[r] = tc_chunk_hash(text + q->start, qlen);
                 tc_chunk_cache_prefetch(c->cache, hr[r], 0);
             }
         }
@@ -629,8 +629,8 @@ static size_t char_at(char_index *x, size_t p) {
  * of lead bytes in [0, p] minus one, counted without decoding. The cursor
  * rests at p (a token's end is the next one's start), possibly inside a
  * unit: ci counts the lead bytes before pos. */
-static size_t char_at_valid(char_index *x, size_t p) {
-    rewind_to(x, p);
+static inline size_t char_at_valid(char_index *x, size_t p) {
+    if (p < x->pos) rewind_to(x, p);
     size_t ci = x->ci;
     for (size_t i = x->pos; i < p; i++) ci += (x->s[i] & 0xC0) != 0x80;
     x->pos = p;
@@ -654,6 +654,12 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
                 x.ck_byte[next_ck] = (uint32_t)i; x.ck_char[next_ck] = (uint32_t)chars; next_ck++;
             }
         }
+        /* eight ASCII bytes at a time (eight chars), where no checkpoint falls inside them */
+        if (len - i >= 8 && i + 8 <= next_ck * CP_STRIDE) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (!(w & 0x8080808080808080ull)) { i += 8; chars += 8; continue; }
+        }
         if (s[i] < 0x80) {
             i++;
         } else {
@@ -664,17 +670,44 @@ static int char_offsets(const uint8_t *s, size_t len, tc_encoding *e) {
         chars++;
     }
     while (next_ck < x.nck) { x.ck_byte[next_ck] = (uint32_t)len; x.ck_char[next_ck] = (uint32_t)chars; next_ck++; }
-    for (size_t t = 0; t < e->n; t++) {
+    if (valid && chars == len) {
+        /* all ASCII: a byte is its char, so the rules below reduce to these (no cursor) */
+        for (size_t t = 0; t < e->n; t++) {
+            uint32_t bs = e->offsets[2 * t], be = e->offsets[2 * t + 1];
+            uint32_t *co = &e->char_offsets[2 * t];
+            co[0] = bs;
+            co[1] = bs >= len || be <= len ? be : bs + 2;
+        }
+        free(x.ck_byte); free(x.ck_char);
+        return 0;
+    }
+    /* a token's start is mostly the previous token's end: its char is known then */
+    size_t last_b = SIZE_MAX, last_c = 0;
+    for (size_t t = 0; valid && t < e->n; t++) {
+        uint32_t bs = e->offsets[2 * t], be = e->offsets[2 * t + 1];
+        uint32_t *co = &e->char_offsets[2 * t];
+        if (bs >= len) { co[0] = bs; co[1] = be; continue; }   /* the rules of the loop below */
+        size_t cs = bs == last_b ? last_c : char_at_valid(&x, bs);
+        co[0] = (uint32_t)cs;
+        if (be < len) {
+            last_b = be;
+            last_c = char_at_valid(&x, be);
+            co[1] = (uint32_t)last_c;
+        } else {
+            co[1] = (uint32_t)(be - 1 < len ? char_at_valid(&x, be - 1) + 1 : cs + 2);
+        }
+    }
+    for (size_t t = 0; !valid && t < e->n; t++) {
         uint32_t bs = e->offsets[2 * t], be = e->offsets[2 * t + 1];
         uint32_t *co = &e->char_offsets[2 * t];
         if (bs >= len) { co[0] = bs; co[1] = be; continue; }   /* start not in the map: unchanged */
-        size_t cs = valid ? char_at_valid(&x, bs) : char_at(&x, bs);
+        size_t cs = char_at(&x, bs);
         if (be < len) {
-            co[0] = (uint32_t)cs; co[1] = (uint32_t)(valid ? char_at_valid(&x, be) : char_at(&x, be));
+            co[0] = (uint32_t)cs; co[1] = (uint32_t)char_at(&x, be);
         } else {
             /* end not in the map: the char of end - 1, plus one */
             co[0] = (uint32_t)cs;
-            co[1] = (uint32_t)((be >= 1 && be - 1 < len) ? (valid ? char_at_valid(&x, be - 1) : char_at(&x, be - 1)) + 1 : cs + 2);   /* HF: unwrap_or(start + 1) + 1 */
+            co[1] = (uint32_t)((be >= 1 && be - 1 < len) ? char_at(&x, be - 1) + 1 : cs + 2);   /* HF: unwrap_or(start + 1) + 1 */
         }
     }
     free(x.ck_byte); free(x.ck_char);
