@@ -180,6 +180,31 @@ def test_kestrel_cut_stages_renormalize_the_kept(top_k: int) -> None:
             assert abs(st.entropy_bits - _entropy(st.probs)) < 1e-9 * max(1.0, st.entropy_bits), st.name
 
 
+@pytest.mark.parametrize("where", ["scattered", "head", "tail"])
+def test_kestrel_stages_where_the_softmax_underflows(where: str) -> None:
+    """Logits 200 below the rest give expf(...) == 0 in kestrel's float softmax: the temperature
+    stage keeps exactly the others (its pass over every id makes its own ids at the first zero), and
+    the later stages still hold the previous weights renormalized, with their mass and entropy."""
+    rng = np.random.default_rng(23)
+    n = 20_000
+    x = rng.normal(size=n).astype(np.float32) * 2
+    low = {"scattered": rng.random(n) < 0.3, "head": np.arange(n) < 7, "tail": np.arange(n) >= n - 500}[where]
+    x[low] -= 200
+    r = run_stages(x, SamplerSettings(preset="kestrel", temperature=0.8, top_k=0, top_p=0.9, min_p=0.01))
+    temp, ban = r.stages[1], r.stages[2]
+    assert temp.ids.tolist() == np.flatnonzero(~low).tolist()
+    assert ban.ids.tolist() == [i for i in temp.ids.tolist() if i not in (0, 1, 3)]
+    assert abs(temp.probs.sum() - 1) < 1e-12
+    assert abs(temp.entropy_bits - _entropy(temp.probs)) < 1e-9 * max(1.0, temp.entropy_bits)
+    for prev, st in zip(r.stages[1:], r.stages[2:]):
+        keep = np.isin(prev.ids, st.ids)
+        assert prev.ids[keep].tolist() == st.ids.tolist(), st.name
+        w = prev.probs[keep]
+        assert np.allclose(st.probs, w / w.sum(), rtol=1e-11), st.name
+        assert abs(st.kept_mass - w.sum()) < 1e-12, st.name
+        assert abs(st.entropy_bits - _entropy(st.probs)) < 1e-9 * max(1.0, st.entropy_bits), st.name
+
+
 def _top(ids: np.ndarray, probs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     order = np.lexsort((ids, -probs))[:n]
     return ids[order], probs[order]

@@ -341,6 +341,13 @@ static void note(tc_sresult *r, const char *fmt, ...) {
  * 1e-300): exp within 4 ulp, log2 within 1e-13 absolute (1e-16 relative). Neither is used where an engine's own
  * arithmetic is reproduced (the engines' expf/logf calls stay libm's). */
 
+/* inlined into the passes that call them once per id (a call each cost more than the polynomial) */
+#if defined(__GNUC__)
+#define SAMPLER_INLINE inline __attribute__((always_inline))
+#else
+#define SAMPLER_INLINE inline
+#endif
+
 /* 2^(j/64), j = 0..63, correctly rounded */
 static const double EXP2_64[64] = {
     0x1.0000000000000p+0, 0x1.02c9a3e778061p+0, 0x1.059b0d3158574p+0, 0x1.0874518759bc8p+0,
@@ -400,7 +407,7 @@ static const double LOG2_128[128][2] = {
 /* exp(x) for x <= 0; 0 below -708 (beneath that the value is subnormal: a
  * display probability of 0) and for NaN. x = (k/64) ln2 + r, |r| <= ln2/128;
  * exp(r) to r^5 (remainder < 4e-17); 2^(k/64) = 2^(k div 64) * EXP2_64[k mod 64]. */
-static double disp_exp(double x) {
+static SAMPLER_INLINE double disp_exp(double x) {
     if (!(x >= -708.0)) return 0.0;
     /* round(x * 64 / ln2) by the 1.5 * 2^52 shifter (round to nearest, |value| < 2^51) */
     const double kf = (x * 92.33248261689366 + 6755399441055744.0) - 6755399441055744.0;
@@ -419,7 +426,7 @@ static double disp_exp(double x) {
 /* log2(v) for a positive finite v: v = 2^e m, m in [1, 2); with c the centre
  * of m's 1/128 bucket, log2 m = log2 c + log2(m / c), u = m / c - 1 (|u| <
  * 0.004), ln(1 + u) to u^5 (remainder < 1e-15). */
-static double disp_log2(double v) {
+static SAMPLER_INLINE double disp_log2(double v) {
     uint64_t bits;
     int e = 0;
     if (v < 0x1p-1022) { v *= 0x1p54; e = -54; }
@@ -561,17 +568,24 @@ static int stage_mass(ctx *c, const tc_sstage *s, double prev_total, double *out
         *out = mass;
         return TC_OK;
     }
+    /* each path sums prev's probability of s->ids[i] in s's order (ids are distinct): the same
+     * value whichever is taken. A small s over id-sorted previous ids (kestrel's top-k of 40 after
+     * its ban stage of 151,933) goes to the binary searches at once, not through a walk of prev. */
+    const int small = s->n < prev->n / 16;
     uint32_t j = 0, i = 0;
-    for (; i < s->n; i++) {
-        while (j < prev->n && prev->ids[j] != s->ids[i]) j++;
-        if (j == prev->n) break;
-        mass += prev->probs[j++];
+    if (!(small && prev->ids_ascending)) {
+        for (; i < s->n; i++) {
+            while (j < prev->n && prev->ids[j] != s->ids[i]) j++;
+            if (j == prev->n) break;
+            mass += prev->probs[j++];
+        }
+        if (i == s->n) { *out = mass; return TC_OK; }
     }
-    if (i == s->n) { *out = mass; return TC_OK; }
     /* id-sorted previous ids: a binary search per id when s is small; a by-id table otherwise (the
      * searches' cache misses cost more than two passes once s holds more than ~1/16 of them) */
-    int sorted = s->n < prev->n / 16;
-    for (uint32_t t = 1; t < prev->n && sorted; t++) sorted = prev->ids[t - 1] < prev->ids[t];
+    int sorted = small;
+    if (!prev->ids_ascending)
+        for (uint32_t t = 1; t < prev->n && sorted; t++) sorted = prev->ids[t - 1] < prev->ids[t];
     mass = 0.0;
     if (sorted) {
         for (i = 0; i < s->n; i++) {
@@ -610,7 +624,7 @@ static int stage_mass(ctx *c, const tc_sstage *s, double prev_total, double *out
  * (nothing written) when the shortcut does not apply: the ids are not an
  * in-order subsequence of the previous stage's, a weight is not positive and
  * finite, or the removed ones hold half the mass or more (cancellation). */
-static int subset_display(ctx *c, tc_sstage *s) {
+static int subset_display(ctx *c, tc_sstage *s, const double *kept_sum) {
     const tc_sstage *prev = prev_stage(c);
     if (!c->raw_ok || !prev || s->n == 0 || s->n >= prev->n) return 0;
     double sr = 0.0, ar = 0.0, qr = 0.0;
@@ -620,7 +634,9 @@ static int subset_display(ctx *c, tc_sstage *s) {
      * shortcut is refused below anyway, so the walk over the removed ones (a logarithm each: 151,893
      * of them after kestrel's top-k of 40) is not made (a margin of 1e-9 for the two sums' rounding) */
     double kept = 0.0;
-    for (i = 0; i < s->n; i++) kept += s->probs[i];
+    if (kept_sum) kept = *kept_sum;   /* the same sum, in this order, by the pass that wrote s */
+    else
+        for (i = 0; i < s->n; i++) kept += s->probs[i];
     i = 0;
     if (!(kept > 0.5 * c->raw_sum * (1.0 + 1e-9))) return 0;
     if (c->has_removed) {   /* summed by the pass that wrote s (kestrel_stage), in this same order */
@@ -669,7 +685,10 @@ static int stage_done(ctx *c, tc_sstage *s, int is_logit, const char *fmt, ...) 
     c->same_raw = 0;
     c->has_known = 0;
     c->last_total = NAN;
-    if (!is_logit && same_raw && subset_display(c, s)) { c->has_removed = 0; return TC_OK; }   /* kept_mass set there */
+    if (!is_logit && same_raw && subset_display(c, s, has_known ? &c->known : NULL)) {
+        c->has_removed = 0;
+        return TC_OK;   /* kept_mass set there */
+    }
     c->has_removed = 0;
     double raw[2];
     s->entropy_bits = display_probs(s->probs, s->n, is_logit, s->probs, is_logit ? NULL : raw,
@@ -1329,30 +1348,81 @@ static int kestrel_stage(ctx *c, const char *name, float *probs, const int32_t *
     const int removed = src_is_prev && c->raw_ok && cap == pn;
     const double raw_sum = c->raw_sum;
     double ksum = 0.0, sr = 0.0, ar = 0.0, qr = 0.0;
+    double *const sp = s->probs;
+    const float d = div ? *div : 1.0f;   /* a local: a store to probs[] could alias *div, reloaded each id */
     int clean = 1;
-    for (uint32_t j = 0; j < cap; j++) {
-        const uint32_t i = src ? (uint32_t)src[j] : j;
-        if (div) probs[i] /= *div;
-        const float v = probs[i];
-        if (v == 0.0f) {
-            if (removed) {   /* subset_display's sums over the removed entries, in its order */
-                const double w = prev->probs[j] * raw_sum;
-                qr += prev->probs[j];
-                sr += w;
-                if (w > 0) ar += w * disp_log2(w);
+    if (cap == c->n && pn == cap) {
+        /* every id, in id order, from a stage of every id (the temperature and ban stages of a
+         * vocabulary whose probabilities are all nonzero): src[j] == j and pids[j] == j (ascending
+         * distinct ids below n), so a zero is the first point where the ids part from pids, and
+         * own is made there; the same sums as the loop below, without the indirections */
+        uint32_t i = 0;
+        if (div && !dst)   /* the engine's division up to the first zero: the ids are pids' own */
+            for (; i < cap; i++) {
+                const float v = probs[i] / d;
+                if (v == 0.0f) break;   /* divided again below */
+                probs[i] = v;
+                clean &= (v > 0.0f) & (v < INFINITY);
+                ksum += (double)v;
+                sp[k++] = v;
             }
-            continue;
+        for (; i < cap; i++) {
+            if (own && !div && !dst) {   /* a run of kept ids after a zero (the ban stage's 151,933) */
+                for (; i < cap; i++) {
+                    const float v = probs[i];
+                    if (v == 0.0f) break;
+                    clean &= (v > 0.0f) & (v < INFINITY);
+                    ksum += (double)v;
+                    own[k] = (int32_t)i;
+                    sp[k++] = v;
+                }
+                if (i == cap) break;
+            }
+            float v = probs[i];
+            if (div) { v /= d; probs[i] = v; }
+            if (v == 0.0f) {
+                if (removed) {
+                    const double w = prev->probs[i] * raw_sum;
+                    qr += prev->probs[i];
+                    sr += w;
+                    if (w > 0) ar += w * disp_log2(w);
+                }
+                if (!own) {
+                    if (!(own = ws_array(c->ws, cap, sizeof *own))) return TC_ERR_NOMEM;
+                    if (k) memcpy(own, pids, k * sizeof *own);
+                }
+                continue;
+            }
+            clean &= v > 0.0f && v < INFINITY;
+            ksum += (double)v;
+            if (own) own[k] = (int32_t)i;
+            if (dst) dst[k] = (int32_t)i;
+            sp[k++] = v;
         }
-        clean &= v > 0.0f && v < INFINITY;
-        ksum += (double)v;
-        if (!own && (k >= pn || pids[k] != (int32_t)i)) {
-            if (!(own = ws_array(c->ws, cap, sizeof *own))) return TC_ERR_NOMEM;
-            if (k) memcpy(own, pids, k * sizeof *own);
+    } else
+        for (uint32_t j = 0; j < cap; j++) {
+            const uint32_t i = src ? (uint32_t)src[j] : j;
+            if (div) probs[i] /= d;
+            const float v = probs[i];
+            if (v == 0.0f) {
+                if (removed) {   /* subset_display's sums over the removed entries, in its order */
+                    const double w = prev->probs[j] * raw_sum;
+                    qr += prev->probs[j];
+                    sr += w;
+                    if (w > 0) ar += w * disp_log2(w);
+                }
+                continue;
+            }
+            clean &= v > 0.0f && v < INFINITY;
+            ksum += (double)v;
+            if (!own && (k >= pn || pids[k] != (int32_t)i)) {
+                if (!(own = ws_array(c->ws, cap, sizeof *own))) return TC_ERR_NOMEM;
+                if (k) memcpy(own, pids, k * sizeof *own);
+            }
+            if (own) own[k] = (int32_t)i;
+            if (dst) dst[k] = (int32_t)i;
+            sp[k++] = v;
         }
-        if (own) own[k] = (int32_t)i;
-        if (dst) dst[k] = (int32_t)i;
-        s->probs[k++] = probs[i];
-    }
     if (!own && (k != pn || k == 0)) {
         if (!(own = ws_array(c->ws, k, sizeof *own))) return TC_ERR_NOMEM;
         if (k) memcpy(own, pids, k * sizeof *own);
@@ -1417,8 +1487,11 @@ static int run_kestrel(ctx *c, const tc_sampler_params *p, int32_t *idb) {
     int32_t argmax = 0;
     for (uint32_t i = 1; i < n; i++)
         if (lg[i] > mx) { mx = lg[i]; argmax = (int32_t)i; }
+    /* two passes, the same float sum in the same order: with the sum in the loop that calls
+     * expf, the call clobbers every vector register and the sum went through the stack each id */
+    for (uint32_t i = 0; i < n; i++) probs[i] = expf((lg[i] - mx) / T);
     float sum = 0.0f;
-    for (uint32_t i = 0; i < n; i++) { probs[i] = expf((lg[i] - mx) / T); sum += probs[i]; }
+    for (uint32_t i = 0; i < n; i++) sum += probs[i];
     /* probs[i] /= sum: done by kestrel_stage below as it copies the stage (one pass) */
     if (isnan(sum))
         note(r, "kestrel: the softmax sum is NaN: every probability is NaN and the draw falls back to the argmax of the logits");
