@@ -46,104 +46,25 @@ Does not: call Qt; keep state (the caller passes the previous Analysis).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.anchors import LOCAL_ENCODERS, anchor_before, anchor_from, local_at_anchors
 from ..core.encoding import Encoding
 from ..core.tokenizer import Tokenizer
 from .encoded import Analysis, byte_token_map, token_spans, utf8_bytes
 from .text import Cancelled, encode, exact_byte_spans
 
-INCREMENTAL_ENCODERS = ("bpe", "rank")
-FAST_SPLIT = "Split(regex) [fast path]"   # describe(): one of fastpat.c's three patterns
-FAST_BYTELEVEL = "ByteLevel [fast path]"   # ByteLevel with its own regex: fastpat.c's GPT-2 pattern
-NORMALIZERS_OK = ((), ("NFC",))
+INCREMENTAL_ENCODERS = LOCAL_ENCODERS
 MIN_INCREMENTAL = 4_096   # bytes: below this a full encode is as quick
-
-
-_LOCAL: weakref.WeakKeyDictionary[Tokenizer, bool] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
-
-
-def _pipeline_local(tok: Tokenizer) -> bool:
-    d = json.loads(tok._handle.describe())
-    if d.get("model") != "BPE" or tuple(d.get("normalizer") or ()) not in NORMALIZERS_OK:
-        return False
-    if list(d.get("pre_tokenizer") or []) not in ([FAST_SPLIT, "ByteLevel"], [FAST_BYTELEVEL]):
-        return False
-    if list(d.get("post_processor") or []) not in ([], ["ByteLevel"]):
-        return False
-    for t in tok.added_tokens:
-        content = str(t.get("content", ""))
-        if "\n" in content or "\r" in content or t.get("lstrip") or t.get("rstrip") or t.get("single_word"):
-            return False
-    # no prefix space, no token added by the post-processor
-    for special in (False, True):
-        enc = tok.encode("A", special, "bpe")
-        if b"".join(tok.id_to_bytes(int(i)) or b"" for i in enc.ids) != b"A":
-            return False
-    # offsets not trimmed (ByteLevel's trim_offsets): the tokens' byte spans tile the text
-    probe = " A  b\n\n c "
-    spans = tok.encode(probe, True, "bpe").byte_offsets.astype(np.int64)
-    return bool(spans.size) and spans[0, 0] == 0 and spans[-1, 1] == len(probe) and bool(
-        (spans[1:, 0] == spans[:-1, 1]).all())
 
 
 def eligible(tok: Tokenizer, encoder: str) -> bool:
     """Whether edits re-encode by region for this tokenizer and encoder (else: a full encode)."""
-    if encoder not in INCREMENTAL_ENCODERS:
-        return False
-    with _LOCK:
-        local = _LOCAL.get(tok)
-    if local is None:
-        local = _pipeline_local(tok)
-        with _LOCK:
-            _LOCAL[tok] = local
-    return local
-
-
-def _stable_at(data: bytes, p: int) -> int:
-    """The byte length of the stable character at p (an ASCII letter or U+4E00–U+9FFF), else 0."""
-    b = data[p]
-    if b < 0x80:
-        return 1 if (0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A) else 0
-    if 0xE4 <= b <= 0xE9 and p + 2 < len(data):
-        cp = ((b & 0x0F) << 12) | ((data[p + 1] & 0x3F) << 6) | (data[p + 2] & 0x3F)
-        if 0x4E00 <= cp <= 0x9FFF and (data[p + 1] & 0xC0) == 0x80 and (data[p + 2] & 0xC0) == 0x80:
-            return 3
-    return 0
-
-
-def anchor_before(data: bytes, limit: int) -> int:
-    """The last anchor p whose stable character ends at or before `limit`; 0 when there is none."""
-    i = limit
-    while True:
-        nl = data.rfind(b"\n", 0, i)
-        if nl < 0:
-            return 0
-        p = nl + 1
-        if p < len(data):
-            n = _stable_at(data, p)
-            if n and p + n <= limit:
-                return p
-        i = nl
-
-
-def anchor_from(data: bytes, start: int) -> int:
-    """The first anchor p with p - 1 >= start (its "\\n" at or after start); len(data) when none."""
-    i = start
-    while True:
-        nl = data.find(b"\n", i)
-        if nl < 0 or nl + 1 >= len(data):
-            return len(data)
-        if _stable_at(data, nl + 1):
-            return nl + 1
-        i = nl + 1
+    return local_at_anchors(tok, encoder)
 
 
 def _cut(byte_offsets: np.ndarray, p: int) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import _tokcore
+from . import split_batch
 from .defaults import qwen_tiktoken_path
 from .detect import WALK_LIMIT, identify, refusal
 from .encoding import Encoding
@@ -244,7 +245,17 @@ class Tokenizer:
         which the error's `text_index` names."""
         texts = list(texts)
         enc = self._encoder(encoder)
-        raws = self._handle.encode_batch(texts, add_special_tokens, enc, plan_threads(texts, threads))
+        want = requested_threads(texts, threads)
+        cut = split_batch.plan(self, texts, encoder, want)
+        if cut is not None:
+            try:
+                raws = self._handle.encode_batch(cut.pieces, add_special_tokens, enc, min(want, len(cut.pieces)))
+            except TokenizerError:
+                cut = None   # the whole texts again: the error names the caller's text
+            else:
+                encs = [Encoding.from_native(raw, self) for raw in raws]
+                return split_batch.join_encodings(self, cut, encs, texts, add_special_tokens, encoder)
+        raws = self._handle.encode_batch(texts, add_special_tokens, enc, min(want, max(1, len(texts))))
         return [Encoding.from_native(raw, self, self._surface(t, add_special_tokens, encoder))
                 for t, raw in zip(texts, raws)]
 
@@ -254,7 +265,17 @@ class Tokenizer:
         read-only uint32 array per text, each a view into one buffer the engine filled."""
         texts = list(texts)
         enc = self._encoder(encoder)
-        ids, counts = self._handle.encode_batch(texts, add_special_tokens, enc, plan_threads(texts, threads), True)
+        want = requested_threads(texts, threads)
+        cut = split_batch.plan(self, texts, encoder, want)
+        if cut is not None:
+            try:
+                ids, counts = self._handle.encode_batch(cut.pieces, add_special_tokens, enc,
+                                                        min(want, len(cut.pieces)), True)
+            except TokenizerError:
+                cut = None   # the whole texts again: the error names the caller's text
+            else:
+                return split_batch.join_ids(self, cut, split_ids(ids, counts), texts, add_special_tokens, encoder)
+        ids, counts = self._handle.encode_batch(texts, add_special_tokens, enc, min(want, max(1, len(texts))), True)
         return split_ids(ids, counts)
 
     def _surface(self, text: str | bytes, add_special_tokens: bool,
@@ -289,15 +310,21 @@ class Tokenizer:
 PARALLEL_MIN_BYTES = 1 << 18   # below this a batch runs on one thread: starting threads costs more
 
 
-def plan_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
-    """How many threads encode this batch (threads=None: every core when the batch is large)."""
+def requested_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
+    """The threads a batch may use (threads=None: every core when the batch is large), before a
+    batch of fewer texts than that has its long texts cut (split_batch.py)."""
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, not {threads!r}")
-        return min(threads, max(1, len(texts)))
+        return threads
     if sum(len(t) for t in texts) < PARALLEL_MIN_BYTES:
         return 1
-    return min(os.cpu_count() or 1, len(texts))
+    return os.cpu_count() or 1
+
+
+def plan_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
+    """How many threads encode this batch, uncut (no more than its texts)."""
+    return min(requested_threads(texts, threads), max(1, len(texts)))
 
 
 def split_ids(ids: bytes, counts: bytes) -> list[np.ndarray]:
