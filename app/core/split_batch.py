@@ -135,8 +135,9 @@ def join_encodings(tok: Tokenizer, p: Plan, encs: list[Encoding], texts: list[st
             offs.append(e.byte_offsets[:n] + np.uint32(p.shift[j]))
             chars.append(e.offsets[:n] + np.uint32(char_shift))
             special.append(e.special_mask[:n])
-            piece = p.pieces[j]
-            char_shift += len(piece[:p.keep[j]].decode("utf-8")) if isinstance(piece, bytes) else p.keep[j]
+            piece = p.pieces[j]   # a cut text's pieces are UTF-8 bytes (plan)
+            assert isinstance(piece, bytes)
+            char_shift += len(piece[:p.keep[j]].decode("utf-8"))
         if not ok:
             out.append(tok.encode(texts[i], add_special_tokens, encoder))
             continue
