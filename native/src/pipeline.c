@@ -107,9 +107,9 @@ static inline int enc_push(enc_ctx *c, uint32_t id, uint32_t s, uint32_t e, uint
 }
 
 /* The ids of a chunk's tokens, nothing else (ids-only encodes). */
-static int push_chunk_ids(enc_ctx *c, const tc_ctok *toks, size_t ntoks) {
+static inline int push_chunk_ids(enc_ctx *c, const tc_ctok *toks, size_t ntoks) {
     tc_encoding *o = c->out;
-    if (tc_encoding_reserve_ids(o, o->n + ntoks) != 0) return -1;
+    if (o->n + ntoks > o->cap && tc_encoding_reserve_ids(o, o->n + ntoks) != 0) return -1;
     for (size_t k = 0; k < ntoks; k++) {
         o->ids[o->n + k] = toks[k].id;
         o->special[o->n + k] = 0;   /* model output is never special */
@@ -184,8 +184,10 @@ static int trace_segment(enc_ctx *c, uint32_t base, uint32_t *norm_base) {
 
 /* ---- model on one chunk -------------------------------------------------- */
 
-/* hint: the cache key's hash when the caller computed it (a chunk without a prefix space), else NULL */
-static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t norm_base, const uint64_t *hint) {
+/* hint: the cache key's hash when the caller computed it (a chunk without a prefix space), else NULL;
+ * with a hint, the caller has looked the chunk up too: hit is what the cache answered (NULL: a miss) */
+static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t norm_base, const uint64_t *hint,
+                     const tc_ctok *hit, size_t nhit) {
     const tc_tokenizer *tok = c->tok;
     const uint8_t *data = c->ns.text.data + pc->start;
     size_t plen = pc->end - pc->start;
@@ -204,8 +206,14 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
     int cacheable = c->cache && clen <= CACHE_MAX_KEY;
     uint8_t mode = (uint8_t)c->rank_mode;
     if (cacheable) {
-        h = hint && !pc->prefix_space ? *hint : tc_chunk_hash(chunk, clen);
-        toks = tc_chunk_cache_get(c->cache, mode, chunk, clen, h, &ntoks);
+        if (hint && !pc->prefix_space) {
+            h = *hint;
+            toks = hit;
+            ntoks = nhit;
+        } else {
+            h = tc_chunk_hash(chunk, clen);
+            toks = tc_chunk_cache_get(c->cache, mode, chunk, clen, h, &ntoks);
+        }
         if (toks) goto have_tokens;
     }
     if (c->tr) { sym_first = (uint32_t)c->tr->nsyms; step_first = (uint32_t)c->tr->nsteps; lat_first = (uint32_t)c->tr->nlattice; }
@@ -292,10 +300,20 @@ static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32
             tc_bpe_prefetch(c->tok, text + q->start, q->end - q->start);
         }
         tc_piece pc = pl->v[i];
+        size_t r = i & (PF_RING - 1);
+        const tc_ctok *hit = NULL;
+        size_t nhit = 0;
+        if (ok[r]) {
+            /* the lookup here, inlined: a warm encode is one per chunk */
+            hit = tc_chunk_cache_get(c->cache, (uint8_t)c->rank_mode, text + pc.start, pc.end - pc.start, hr[r], &nhit);
+            if (hit && c->ids_only) {
+                if (push_chunk_ids(c, hit, nhit) != 0) return -1;
+                continue;
+            }
+        }
         pc.start += off;
         pc.end += off;
-        size_t r = i & (PF_RING - 1);
-        int rr = run_chunk(c, base, &pc, norm_base, ok[r] ? &hr[r] : NULL);
+        int rr = run_chunk(c, base, &pc, norm_base, ok[r] ? &hr[r] : NULL, hit, nhit);
         if (rr != 0) return rr;
     }
     return 0;
