@@ -336,6 +336,9 @@ static int run_stages(const tc_tokenizer *tok, tc_pretok_scratch *sc, const uint
     tc_piece_list *cur = &sc->a, *next = &sc->b;
     for (int s = first; s < tok->npretok; s++) {
         const tc_pretok *pt = &tok->pretok[s];
+        /* ByteLevel without its regex or a prefix space (Qwen's, cl100k's second stage) keeps every
+         * piece as it is: no copy of the list (every piece in it is non-empty: piece_push) */
+        if (pt->kind == TC_PT_BYTELEVEL && !pt->use_regex && !pt->add_prefix_space) continue;
         next->n = 0;
         if (pt->kind == TC_PT_BYTELEVEL) {
             int r = bytelevel_step(pt, sc, text, cur, next);
@@ -393,8 +396,18 @@ int tc_pretokenize_next(const tc_tokenizer *tok, tc_pretok_scratch *sc, const ui
         return -1;
     /* the first stage's chunks are its matches, in order (tc_fast_find_from: contiguous, non-empty) */
     sc->a.n = 0;
-    for (size_t k = 0; k < sc->nmatches; k += 2)
-        if (piece_push(&sc->a, (uint32_t)sc->matches[k], (uint32_t)sc->matches[k + 1], 0) != 0) return -1;
+    size_t np = sc->nmatches / 2;
+    if (np > sc->a.cap) {
+        void *p = sc->a.v;
+        if (tc_grow(&p, &sc->a.cap, np, sizeof *sc->a.v) != 0) return -1;
+        sc->a.v = p;
+    }
+    for (size_t k = 0; k < np; k++) {   /* non-empty: the scanners' matches never are */
+        sc->a.v[k].start = (uint32_t)sc->matches[2 * k];
+        sc->a.v[k].end = (uint32_t)sc->matches[2 * k + 1];
+        sc->a.v[k].prefix_space = 0;
+    }
+    sc->a.n = np;
     *pos = next;
     return run_stages(tok, sc, text, 1, result);
 }
