@@ -100,9 +100,15 @@ static inline int tc_cc_same_key(const tc_centry *e, uint8_t mode, const uint8_t
     return e->key_len == len && e->mode == mode && tc_cc_key_eq(tc_cc_entry_key(e), k, len);
 }
 
+#if defined(__GNUC__)
+#define TC_CC_INLINE inline __attribute__((always_inline))
+#else
+#define TC_CC_INLINE inline
+#endif
+
 /* The tokens of chunk k[0..len) under encoder mode `mode` (h = tc_chunk_hash(k, len)), or NULL.
  * The pointer stays valid while the handle lives. Any number of threads may call both at once. */
-static inline const tc_ctok *tc_chunk_cache_get(const tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_t len,
+static TC_CC_INLINE const tc_ctok *tc_chunk_cache_get(const tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_t len,
                                                       uint64_t h, size_t *ntoks) {
     size_t i = (size_t)h & c->mask;
     uint32_t tag = (uint32_t)(h >> 32);
