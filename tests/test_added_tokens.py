@@ -212,3 +212,20 @@ def test_single_word_after_non_ascii_letter(qwen3_json, tmp_path, text):
     assert_same(ours, hf, [text], label="single_word")
     e = ours.encode(text, False)
     assert e.special_mask.tolist() == [0] * len(e), e.special_mask
+
+
+def test_one_first_byte_skips_to_it(qwen3_json):
+    """Every added token of Qwen3's own file starts with '<': the split jumps from one '<' to the
+    next (native/src/added.c, memchr), so '<' that start no token, tokens back to back, at the
+    text's ends and after a rejected match must still split as HF's do."""
+    ours, hf = pair(qwen3_json)
+    starts = {a.content[0] for a in hf.get_added_tokens_decoder().values()}
+    assert starts == {"<"}
+    names = [a.content for a in hf.get_added_tokens_decoder().values()]
+    parts = ["<", "<|", "<|im", "|>", ">", "a", " ", "\n", "中", "<<", "< |im_start|>", "<think", "</"] + names
+    rng = random.Random(20261203)
+    texts = ["".join(rng.choice(parts) for _ in range(rng.randint(1, 24))) for _ in range(N)]
+    texts += [names[0] * 3, "<" * 50 + names[1], names[2] + "<", "x" * 40 + "<"]
+    assert_same(ours, hf, texts, add_special_tokens=False, label="one first byte")
+    assert [ours.encode_ids(t, False).tolist() for t in texts[:300]] == [hf.encode(t, add_special_tokens=False).ids
+                                                                       for t in texts[:300]]

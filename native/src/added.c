@@ -81,6 +81,11 @@ int tc_trie_build(tc_trie *t, const tc_tokenizer *tok, int normalized, const tc_
     }
     t->nnodes = n;
     t->nedges = nedges;
+    t->only_first = -1;
+    int firsts = 0;
+    for (int b = 0; b < 256; b++)
+        if (t->first_byte[b]) { firsts++; t->only_first = b; }
+    if (firsts != 1) t->only_first = -1;
     free(tmp);
     return 0;
 }
@@ -153,7 +158,12 @@ int tc_added_split(const tc_tokenizer *tok, const tc_trie *t, const uint8_t *s, 
     size_t start_offset = 0;
     if (t->nnodes > 1) {
         for (size_t i = 0; i < len;) {
-            if (!t->first_byte[s[i]]) { i++; continue; }
+            if (t->only_first >= 0) {
+                /* one first byte: memchr skips to it (the byte loop was 4% of a warm encode, perf) */
+                const uint8_t *f = memchr(s + i, t->only_first, len - i);
+                if (!f) break;
+                i = (size_t)(f - s);
+            } else if (!t->first_byte[s[i]]) { i++; continue; }
             size_t stop = 0;
             int32_t k = longest_at(t, s, len, i, &stop);
             if (k < 0) { i++; continue; }

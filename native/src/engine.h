@@ -128,6 +128,7 @@ typedef struct tc_trie {
     tc_trie_node *nodes; size_t nnodes;
     tc_trie_edge *edges; size_t nedges;
     uint8_t first_byte[256];   /* 1 if some token starts with this byte */
+    int only_first;            /* the byte every token starts with (Qwen's '<'), else -1 */
 } tc_trie;
 
 /* ---- post-processors and decoders ---------------------------------- */
