@@ -125,6 +125,12 @@ static inline tc_span seg_align(const enc_ctx *c, uint32_t base, size_t i) {
     /* identity: the UTF-8 unit containing byte i */
     const uint8_t *s = ns->text.data;
     size_t len = ns->text.len;
+    if (i < len && s[i] < 0x80) {
+        /* an ASCII byte is a unit of its own: no sequence before it reaches over it (its bytes
+         * would be continuation bytes), and it decodes alone */
+        tc_span sp = {base + (uint32_t)i, base + (uint32_t)i + 1};
+        return sp;
+    }
     size_t lo = i >= 3 ? i - 3 : 0;
     for (size_t j = lo; j < i; j++) {
         if ((s[j] & 0xC0) == 0x80 || s[j] < 0x80) continue;
