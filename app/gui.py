@@ -158,7 +158,9 @@ def screenshot(out: Path, args: argparse.Namespace, dark: bool, lang: str = "en"
             app.processEvents()
             time.sleep(0.01)
 
-    wait(lambda: win.doc.analysis is not None and win.doc.tokenizer is not None and not win.doc.busy)
+    # the trace too: it starts once the text rests (Document.TRACE_AFTER_MS)
+    wait(lambda: win.doc.analysis is not None and win.doc.tokenizer is not None and not win.doc.busy
+         and not win.doc.trace_pending)
     a = win.doc.analysis
     assert a is not None
     win.sel.select(min(len(a) - 1, _interesting_token(win)))
