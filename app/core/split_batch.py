@@ -114,33 +114,45 @@ def join_ids(tok: Tokenizer, p: Plan, arrs: list[np.ndarray], texts: list[str | 
 
 def join_encodings(tok: Tokenizer, p: Plan, encs: list[Encoding], texts: list[str | bytes],
                    add_special_tokens: bool, encoder: str) -> list[Encoding]:
-    """Each text's Encoding from its pieces' Encodings (byte and character offsets shifted)."""
+    """Each text's Encoding from its pieces' Encodings (byte and character offsets shifted), written
+    once into arrays of the text's size (a shifted copy then a concatenation moved War and Peace's
+    16 MB of arrays twice: 16 ms of a 2-thread batch whose engine part took 26)."""
     tails = _tail_ids(tok, p.tail, add_special_tokens, encoder)
     out: list[Encoding] = []
     for i, (lo, hi) in enumerate(p.ranges):
         if hi - lo == 1 and p.keep[lo] < 0:
             out.append(encs[lo])
             continue
-        ids, offs, chars, special = [], [], [], []
-        ok, char_shift = True, 0
+        kept: list[int] = []
         for j in range(lo, hi):
             e = encs[j]
             n = len(e) - (len(tails[p.tail[j]]) if p.tail[j] else 0)
             # the kept tokens end exactly at the cut and the dropped ones start there
-            ok = ok and n >= 0 and (n == 0 or int(e.byte_offsets[n - 1, 1]) == p.keep[j]) and (
-                n == len(e) or int(e.byte_offsets[n, 0]) == p.keep[j])
-            if not ok:
+            if not (n >= 0 and (n == 0 or int(e.byte_offsets[n - 1, 1]) == p.keep[j]) and (
+                    n == len(e) or int(e.byte_offsets[n, 0]) == p.keep[j])):
                 break
-            ids.append(e.ids[:n])
-            offs.append(e.byte_offsets[:n] + np.uint32(p.shift[j]))
-            chars.append(e.offsets[:n] + np.uint32(char_shift))
-            special.append(e.special_mask[:n])
-            piece = p.pieces[j]   # a cut text's pieces are UTF-8 bytes (plan)
-            assert isinstance(piece, bytes)
-            char_shift += len(piece[:p.keep[j]].decode("utf-8"))
-        if not ok:
+            kept.append(n)
+        if len(kept) < hi - lo:
             out.append(tok.encode(texts[i], add_special_tokens, encoder))
             continue
-        out.append(Encoding(_frozen(np.concatenate(ids)), _frozen(np.concatenate(chars)),
-                            _frozen(np.concatenate(offs)), _frozen(np.concatenate(special)), tok))
+        total = sum(kept)
+        ids = np.empty(total, dtype="<u4")
+        offs = np.empty((total, 2), dtype="<u4")
+        chars = np.empty((total, 2), dtype="<u4")
+        special = np.empty(total, dtype=np.uint8)
+        at, char_shift = 0, 0
+        for j, n in zip(range(lo, hi), kept):
+            e, end = encs[j], at + n
+            ids[at:end] = e.ids[:n]
+            np.add(e.byte_offsets[:n], np.uint32(p.shift[j]), out=offs[at:end])
+            np.add(e.offsets[:n], np.uint32(char_shift), out=chars[at:end])
+            special[at:end] = e.special_mask[:n]
+            if n:   # its last kept token ends at the cut: its character end is the kept bytes' count
+                char_shift += int(e.offsets[n - 1, 1])
+            else:
+                piece = p.pieces[j]   # a cut text's pieces are UTF-8 bytes (plan)
+                assert isinstance(piece, bytes)
+                char_shift += len(piece[:p.keep[j]].decode("utf-8"))
+            at = end
+        out.append(Encoding(_frozen(ids), _frozen(chars), _frozen(offs), _frozen(special), tok))
     return out
