@@ -15,6 +15,7 @@
 #include "bpe.h"
 #include "spm.h"
 #include "bpe_bt.h"
+#include "pair8.h"
 
 /* Chunks from BT_MIN_LEN bytes on go to the backtracking encoder (bpe_bt.c) when the vocabulary
  * qualifies: it is linear in the chunk, the heap O(n log n) with a larger constant. Shorter chunks (CJK
@@ -108,10 +109,18 @@ static tc_heap_item heap_pop(tc_bpe_scratch *sc) {
  * its neighbours apart; at the end it has no token and emits nothing). HF drops such a unit instead. */
 #define BARRIER_ID UINT32_MAX
 
-/* Looks up the merge of two adjacent symbols. */
-static inline int pair_merge(const tc_model *m, int rank_mode, const uint8_t *chunk, const tc_sym *a, const tc_sym *b,
-                             uint32_t *rank, uint32_t *new_id) {
+/* Looks up the merge of two adjacent symbols: p8, when given, in place of the 16-byte table (its rank is the
+ * new id, which orders merges as their ranks do: pair8.c). */
+static inline int pair_merge(const tc_model *m, const tc_pair8 *p8, int rank_mode, const uint8_t *chunk,
+                             const tc_sym *a, const tc_sym *b, uint32_t *rank, uint32_t *new_id) {
     if (a->id == BARRIER_ID || b->id == BARRIER_ID) return 0;
+    if (p8) {
+        int64_t id = tc_pair8_get(p8, a->id, b->id);
+        if (id < 0) return 0;
+        *rank = (uint32_t)id;
+        *new_id = (uint32_t)id;
+        return 1;
+    }
     if (!rank_mode) {
         const tc_merge *mg = tc_pairmap_get(&m->merges, a->id, b->id);
         if (!mg) return 0;
@@ -198,10 +207,59 @@ void tc_bpe_prefetch(const tc_tokenizer *tok, const uint8_t *chunk, size_t len) 
     const tc_model *m = &tok->model;
     if (m->kind != TC_MODEL_BPE_MERGES || !tok->byte_level || m->cont_prefix_len || m->eow_suffix_len) return;
     if (len > 24) len = 24;   /* the pairs a short chunk starts with; a longer one pays its own */
+    const tc_pair8 *p8 = atomic_load_explicit(&((tc_tokenizer *)tok)->pair8, memory_order_acquire);
+    if (p8 && !p8->slots) p8 = NULL;
     for (size_t i = 0; i + 1 < len; i++) {
         int64_t a = m->byte_ids[chunk[i]], b = m->byte_ids[chunk[i + 1]];
-        if (a >= 0 && b >= 0) tc_pairmap_prefetch(&m->merges, (uint32_t)a, (uint32_t)b);
+        if (a < 0 || b < 0) continue;
+        if (p8) tc_pair8_prefetch(p8, (uint32_t)a, (uint32_t)b);
+        else tc_pairmap_prefetch(&m->merges, (uint32_t)a, (uint32_t)b);
     }
+}
+
+/* Short chunks without a heap: the lowest (new id = rank, position) pair among the current ones merges, found
+ * by a scan of an array of their new ids, until none merges. It is the heap's order: the heap holds every
+ * current pair that merges, and skips an entry whose pair changed (HF's check, word.rs merge_all in
+ * huggingface/tokenizers: the pair now at the position must still merge into the entry's new id). A
+ * position's pair only changes by growing its span, and byte-level strings are their spans, so a changed
+ * pair never makes the entry's new id again: the entries HF applies are exactly the current pairs. Per
+ * merge this looks up the two new pairs and nothing else (the heap also re-checks each popped entry).
+ * Only for plain byte-level symbols (every unit its own symbol) and the 8-byte table's ranks. */
+#define SCAN_MAX 48
+static int bpe_scan(const tc_pair8 *p8, tc_bpe_scratch *sc, uint32_t *id, uint32_t *st, size_t n, uint32_t end) {
+    uint32_t rk[SCAN_MAX];   /* rk[i]: the new id of pair (i, i + 1), or none */
+    const uint32_t none = UINT32_MAX;
+    for (size_t i = 0; i + 1 < n; i++) tc_pair8_prefetch(p8, id[i], id[i + 1]);
+    for (size_t i = 0; i + 1 < n; i++) {
+        int64_t v = tc_pair8_get(p8, id[i], id[i + 1]);
+        rk[i] = v < 0 ? none : (uint32_t)v;
+    }
+    size_t m = n;
+    while (m > 1) {
+        uint32_t best = none;
+        size_t b = 0;
+        for (size_t i = 0; i + 1 < m; i++)
+            if (rk[i] < best) { best = rk[i]; b = i; }
+        if (best == none) break;
+        /* symbols b and b + 1 become one: b + 1 leaves the arrays, the pairs around b are new */
+        id[b] = best;
+        size_t tail = m - (b + 2);   /* symbols after b + 1 */
+        memmove(&id[b + 1], &id[b + 2], tail * sizeof *id);
+        memmove(&st[b + 1], &st[b + 2], tail * sizeof *st);
+        if (tail > 1) memmove(&rk[b + 1], &rk[b + 2], (tail - 1) * sizeof *rk);
+        m--;
+        if (b > 0) {
+            int64_t v = tc_pair8_get(p8, id[b - 1], id[b]);
+            rk[b - 1] = v < 0 ? none : (uint32_t)v;
+        }
+        if (b + 1 < m) {
+            int64_t v = tc_pair8_get(p8, id[b], id[b + 1]);
+            rk[b] = v < 0 ? none : (uint32_t)v;
+        }
+    }
+    for (size_t i = 0; i < m; i++)
+        if (emit(sc, id[i], st[i], i + 1 < m ? st[i + 1] : end) != 0) return -1;
+    return 0;
 }
 
 int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chunk, size_t len, tc_trace *tr,
@@ -252,6 +310,23 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         }
     }
 
+    /* a short chunk of a byte-level file whose bytes all have ids: the scan straight from the bytes */
+    if (!tr && !rank_mode && len <= SCAN_MAX && m->kind == TC_MODEL_BPE_MERGES && tok->byte_level &&
+        !m->cont_prefix_len && !m->eow_suffix_len) {
+        const tc_pair8 *p8 = tc_pair8_get_table(tok);
+        if (p8 && p8->slots) {
+            uint32_t id[SCAN_MAX], st[SCAN_MAX];
+            size_t i = 0;
+            for (; i < len; i++) {
+                int64_t b = m->byte_ids[chunk[i]];
+                if (b < 0) break;
+                id[i] = (uint32_t)b;
+                st[i] = (uint32_t)i;
+            }
+            if (i == len) return bpe_scan(p8, sc, id, st, len, (uint32_t)len);
+        }
+    }
+
     if (!tr && !rank_mode && len >= BT_MIN_LEN && m->kind == TC_MODEL_BPE_MERGES) {
         const tc_bt *bt = long_chunk_tables(tok, rank_mode, len);
         if (bt) {
@@ -276,6 +351,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     int64_t unk_pending = -1;
     uint32_t unk_len = 0;
     int barriers = 0;   /* a BARRIER_ID symbol is in the list (not in the trace's initial symbols) */
+    int plain = 1;      /* every unit is its own symbol: no fallback bytes, unk, barrier or dropped unit */
 #define PUSH(id_, len_) do { if (push_sym(sc, &n, (uint32_t)(id_), cursor, (uint32_t)(len_)) != 0) return -1; \
                              cursor += (uint32_t)(len_); } while (0)
     for (size_t i = 0; i < len;) {
@@ -294,6 +370,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
             i += ulen;
             continue;
         }
+        plain = 0;
         if (m->byte_fallback) {
             /* HF falls back on the bytes of the looked-up string, prefix and
              * suffix included, each a symbol of length 1 */
@@ -340,14 +417,27 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
             if (sc->syms[i].id != BARRIER_ID && trace_push_sym(tr, sc->syms[i].id) != 0) return -1;
     }
 
-    /* 2. merge: lowest (rank, position) first */
+    /* 2. merge: lowest (rank, position) first. Untraced merges files look pairs up in the 8-byte table when
+     * it qualifies (the trace shows the file's ranks) */
+    const tc_pair8 *p8 = NULL;
+    if (!rank_mode && !tr && m->kind == TC_MODEL_BPE_MERGES) {
+        p8 = tc_pair8_get_table(tok);
+        if (p8 && !p8->slots) p8 = NULL;
+    }
+    if (p8 && plain && n <= SCAN_MAX && tok->byte_level && !m->cont_prefix_len && !m->eow_suffix_len) {
+        uint32_t id[SCAN_MAX], st[SCAN_MAX];
+        for (size_t i = 0; i < n; i++) { id[i] = sc->syms[i].id; st[i] = sc->syms[i].start; }
+        return bpe_scan(p8, sc, id, st, n, sc->syms[n - 1].start + sc->syms[n - 1].len);
+    }
     sc->heap_n = 0;
     /* the first lookups are independent: start all their cache misses at once */
-    if (!rank_mode)
+    if (p8)
+        for (size_t i = 0; i + 1 < n; i++) tc_pair8_prefetch(p8, sc->syms[i].id, sc->syms[i + 1].id);
+    else if (!rank_mode)
         for (size_t i = 0; i + 1 < n; i++) tc_pairmap_prefetch(&m->merges, sc->syms[i].id, sc->syms[i + 1].id);
     for (size_t i = 0; i + 1 < n; i++) {
         uint32_t rank, nid;
-        if (pair_merge(m, rank_mode, chunk, &sc->syms[i], &sc->syms[i + 1], &rank, &nid) &&
+        if (pair_merge(m, p8, rank_mode, chunk, &sc->syms[i], &sc->syms[i + 1], &rank, &nid) &&
             heap_push(sc, rank, (uint32_t)i, nid) != 0) return -1;
     }
     while (sc->heap_n > 0) {
@@ -357,7 +447,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         tc_sym *right = &sc->syms[cur->next];
         uint32_t rank, nid;
         /* subtle: HF checks only that the pair still yields the same new id */
-        if (!pair_merge(m, rank_mode, chunk, cur, right, &rank, &nid) || nid != top.new_id) continue;
+        if (!pair_merge(m, p8, rank_mode, chunk, cur, right, &rank, &nid) || nid != top.new_id) continue;
         if (tr && trace_push_step(tr, barriers ? trace_pos(sc, top.pos) : top.pos, top.rank, cur->id, right->id,
                                   top.new_id) != 0) return -1;
         cur->id = top.new_id;
@@ -367,11 +457,11 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         if (cur->next >= 0) sc->syms[cur->next].prev = (int32_t)top.pos;
         if (cur->prev >= 0) {
             tc_sym *p = &sc->syms[cur->prev];
-            if (pair_merge(m, rank_mode, chunk, p, cur, &rank, &nid) && heap_push(sc, rank, (uint32_t)cur->prev, nid) != 0) return -1;
+            if (pair_merge(m, p8, rank_mode, chunk, p, cur, &rank, &nid) && heap_push(sc, rank, (uint32_t)cur->prev, nid) != 0) return -1;
         }
         if (cur->next >= 0) {
             tc_sym *nx = &sc->syms[cur->next];
-            if (pair_merge(m, rank_mode, chunk, cur, nx, &rank, &nid) && heap_push(sc, rank, top.pos, nid) != 0) return -1;
+            if (pair_merge(m, p8, rank_mode, chunk, cur, nx, &rank, &nid) && heap_push(sc, rank, top.pos, nid) != 0) return -1;
         }
     }
 

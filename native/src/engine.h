@@ -201,6 +201,7 @@ typedef enum tc_model_kind {
 } tc_model_kind;
 
 struct tc_unigram;
+struct tc_pair8;
 struct tc_ugm;
 
 typedef struct tc_model {
@@ -260,6 +261,8 @@ struct tc_tokenizer {
      * chunk and published with a compare-and-swap, immutable after */
     _Atomic(struct tc_bt *) bt[2];
     atomic_size_t bt_heap_bytes;   /* long-chunk bytes the heap encoded while bt was not built (bpe.c) */
+    /* the merges in 8-byte slots (pair8.c): built on the first BPE chunk, published as bt */
+    _Atomic(struct tc_pair8 *) pair8;
 };
 
 /* vocab.c */

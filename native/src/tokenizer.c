@@ -13,6 +13,7 @@
 #include "spm_model.h"
 #include "chunk_cache.h"
 #include "bpe_bt.h"
+#include "pair8.h"
 #include <stdio.h>
 
 tc_tokenizer *tc_tokenizer_new(void) {
@@ -24,6 +25,7 @@ tc_tokenizer *tc_tokenizer_new(void) {
     atomic_init(&t->chunk_cache, NULL);
     for (int i = 0; i < 2; i++) atomic_init(&t->bt[i], NULL);
     atomic_init(&t->bt_heap_bytes, 0);
+    atomic_init(&t->pair8, NULL);
     return t;
 }
 
@@ -31,6 +33,7 @@ void tc_free(tc_tokenizer *t) {
     if (!t) return;
     tc_chunk_cache_free(atomic_load_explicit(&t->chunk_cache, memory_order_acquire));
     for (int i = 0; i < 2; i++) tc_bt_free(atomic_load_explicit(&t->bt[i], memory_order_acquire));
+    tc_pair8_free(atomic_load_explicit(&t->pair8, memory_order_acquire));
     tc_vocab_free(&t->model.vocab);
     free(t->model.scores);
     tc_pairmap_free(&t->model.merges);
