@@ -13,9 +13,9 @@ import random
 from pathlib import Path
 
 import numpy as np
+
 from conftest import assert_same, pair
 from corpus import random_texts
-
 from tokinspect import Tokenizer
 
 
