@@ -123,14 +123,16 @@ class Timing:
     cpu_runs: list[float]
 
 
-def best_of(fn: Callable[[], object], runs: int) -> Timing:
-    """Runs fn `runs` times; keeps the best wall time and the best process CPU time.
+def best_of(fn: Callable[[], object], runs: int, min_seconds: float = 0.0, max_runs: int = 100) -> Timing:
+    """Runs fn `runs` times, and more (up to max_runs) until the runs add up to min_seconds of wall
+    time; keeps the best wall time and the best process CPU time. A pass of a few ms measured three
+    times is at the mercy of one descheduling (another process's, a peer's idle thread pool).
 
     On a loaded machine wall time includes time spent descheduled; the CPU time
     of a single-threaded engine does not, so both are reported."""
     walls: list[float] = []
     cpus: list[float] = []
-    for _ in range(runs):
+    while len(walls) < runs or (sum(walls) < min_seconds and len(walls) < max_runs):
         c0, t0 = time.process_time(), time.perf_counter()
         fn()
         walls.append(time.perf_counter() - t0)

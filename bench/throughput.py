@@ -6,7 +6,8 @@ english: War and Peace; code: this repository's sources):
 * ids: every engine's ids against HF tokenizers' on every text (its first pass is the check:
   no engine is timed without its ids compared, and a differing one is marked);
 * one thread, one document per call: cold (the first pass after a fresh load, a new handle per
-  engine) and warm (best of --runs later passes), MB/s and the ratio to tokinspect;
+  engine) and warm (the best of --runs later passes, more until they add up to 0.5 s), MB/s and the
+  ratio to tokinspect;
 * all cores: each engine's batch API with os.cpu_count() threads (a child process without the
   one-thread pins), tokinspect 1 thread vs N;
 * worst cases, one string each (200,000 "x", 200,000 spaces, a 10 MB word of random letters),
@@ -60,6 +61,7 @@ THREAD_PINS = {"RAYON_NUM_THREADS": "1", "RAYON_RS_NUM_CPUS": "1", "TOKENIZERS_P
 WORST_CASES = ("200k x", "200k spaces", "10 MB word")
 WORST_LIMIT_S = 30.0
 LOAD_LIMIT_S = 300.0
+WARM_SECONDS = 0.5   # warm passes run until they add up to this (and at least --runs of them)
 
 # Qwen2/Qwen3's split pattern (tokenizer.json's Split regex), for tiktoken-style engines on qwen.tiktoken
 QWEN2_PAT = (
@@ -630,7 +632,7 @@ def measure_single(spec: Spec, corpus: common.Corpus, runs: int, ref: list[np.nd
             bad = diff_names(corpus.names, ref, ids)
             row.differing = len(bad)
             row.first_diff = first_diff_note(corpus, ref, ids) if bad else ""
-        t = common.best_of(lambda: [one(x) for x in corpus.texts], runs)
+        t = common.best_of(lambda: [one(x) for x in corpus.texts], runs, WARM_SECONDS)
         row.warm_s, row.warm_cpu_s, row.runs = t.best, t.cpu, t.runs
         return row, ids
     except Exception as exc:  # a peer that cannot load or encode is reported, not fatal
@@ -655,7 +657,7 @@ def measure_batch(spec: BatchSpec, corpus: common.Corpus, runs: int, threads: in
             bad = diff_names(corpus.names, ref, ids)
             row.differing = len(bad)
             row.first_diff = first_diff_note(corpus, ref, ids) if bad else ""
-        t = common.best_of(lambda: r.run(texts), runs)
+        t = common.best_of(lambda: r.run(texts), runs, WARM_SECONDS)
         row.warm_s, row.warm_cpu_s, row.runs = t.best, t.cpu, t.runs
         return row, ids
     except Exception as exc:
@@ -681,6 +683,13 @@ def mark(row: Row, ref_name: str) -> str:
     return "= HF" if row.differing == 0 else f"DIFF {row.differing}"
 
 
+def runs_cell(runs: list[float]) -> str:
+    """The warm passes' wall seconds: each of a few, else how many and their range."""
+    if len(runs) <= 3:
+        return " ".join(f"{x:.2f}" for x in runs)
+    return f"{len(runs)} x {min(runs):.3f}-{max(runs):.3f}"
+
+
 def print_rows(rows: list[Row], corpus: common.Corpus, base: Row | None, cpu_col: bool) -> None:
     mb = corpus.n_bytes / 1e6
     n = len(corpus.texts)
@@ -693,7 +702,7 @@ def print_rows(rows: list[Row], corpus: common.Corpus, base: Row | None, cpu_col
                  f"{r.load_s:.2f}", fmt_speed(mb, r.cold_s), lead(base.cold_s, r.cold_s) if base else "-",
                  fmt_speed(mb, r.warm_s), lead(base.warm_s, r.warm_s) if base else "-",
                  fmt_speed(mb, r.warm_cpu_s) if cpu_col else f"{r.warm_cpu_s / r.warm_s:.2f}",
-                 " ".join(f"{x:.2f}" for x in r.runs)]
+                 runs_cell(r.runs)]
         out.append(cells)
     third = "warm MB/cpu-s" if cpu_col else "cpu/wall"
     common.print_table(["engine", "ids vs HF", "load s", "cold MB/s", "tki x cold", "warm MB/s", "tki x warm",
@@ -904,7 +913,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--corpus", default=",".join(common.CORPORA),
                     help="comma list of multilingual, english, code, or a .txt file/folder (default: all three)")
     ap.add_argument("--model", default=",".join(MODELS), help="comma list of qwen3, cl100k (default: both)")
-    ap.add_argument("--runs", type=int, default=3, help="warm passes per engine; the best is kept")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="warm passes per engine, at least (more up to 0.5 s); the best is kept")
     ap.add_argument("--quick", action="store_true", help="first 50 texts of each corpus, 1 run")
     ap.add_argument("--only", default=",".join(KEYS), help=f"comma list of engines among {', '.join(KEYS)} "
                     "(HF always runs: it is the reference)")
@@ -930,7 +940,8 @@ def print_setup(args: argparse.Namespace) -> None:
                         [DISTS[k] for k in KEYS] + list(EXTRA_DISTS))
     print(f"threads   one-thread sections: {', '.join(f'{k}={v}' for k, v in THREAD_PINS.items())} "
           f"before any import; all cores: N = os.cpu_count() = {os.cpu_count()}")
-    print(f"runs      cold = first pass after a fresh load; warm = best of {args.runs} later passes")
+    print(f"runs      cold = first pass after a fresh load; warm = best of {args.runs} later passes, more until "
+          f"they add up to {WARM_SECONDS} s (up to 100)")
     name = tokinspect_ids_only()
     print(f"tokinspect ids-only API: {name or 'none in this build (encode always computes offsets)'}; "
           f"encode_batch threads=: {'yes' if tokinspect_has_threads() else 'not in this build'}")
