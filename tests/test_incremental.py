@@ -322,27 +322,36 @@ def _where(win: object, a: object, b: object) -> str:
     return f"{sorted(names)} x {xs.min()}–{xs.max()}, y {ys.min()}–{ys.max()}"
 
 
-def test_window_repaints_what_a_full_repaint_shows(qtbot, tmp_path: Path) -> None:
-    """Typing repaints only the changed span in the text pane, the table's changed rows, the byte
-    pane: after each keystroke the window's pixels equal those of a full repaint of every pane."""
-    from PySide6.QtCore import QSettings, Qt
-    from PySide6.QtWidgets import QApplication
+def _default_window(qtbot, tmp_path: Path, size: tuple[int, int] | None = (1280, 800)):  # type: ignore[no-untyped-def]
+    """The main window, shown, on the embedded default tokenizer once it has loaded."""
+    from PySide6.QtCore import QSettings
 
     from tokinspect.widgets.main_window import MainWindow
 
-    QApplication.setCursorFlashTime(0)   # a blinking cursor would differ between two grabs
     win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(win)
-    win.resize(1280, 800)
+    if size is not None:
+        win.resize(*size)
     win.show()
     win.open_default()
     qtbot.waitUntil(lambda: win.doc.tokenizer is not None, timeout=20_000)
+    return win
+
+
+def test_window_repaints_what_a_full_repaint_shows(qtbot, tmp_path: Path) -> None:
+    """Typing repaints only the changed span in the text pane, the table's changed rows, the byte
+    pane: after each keystroke the window's pixels equal those of a full repaint of every pane."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.setCursorFlashTime(0)   # a blinking cursor would differ between two grabs
+    win = _default_window(qtbot, tmp_path)
     text = _english(random.Random(41), 20_000, [])
     win.set_text(text)
     doc = win.doc
 
     def idle() -> bool:
-        # the trace is a second job, requested by a zero-delay timer after the analysis lands: idle
+        # the trace is a second job, requested once the typing rests after the analysis lands: idle
         # only once it has landed too (else it can repaint the trace pane between the two grabs)
         return doc.analysis is not None and doc.analysis.text == win.text.text() and not doc.busy \
             and not doc.trace_pending and doc.trace is not None
@@ -379,15 +388,7 @@ def test_window_repaints_what_a_full_repaint_shows(qtbot, tmp_path: Path) -> Non
 def test_hidden_trace_pane_traces_when_shown(qtbot, tmp_path: Path) -> None:
     """Typing with the Stats side tab (or another main tab) in front traces nothing; the trace pane
     is traced when it comes back on screen, for the text as it is then."""
-    from PySide6.QtCore import QSettings
-
-    from tokinspect.widgets.main_window import MainWindow
-
-    win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(win)
-    win.show()
-    win.open_default()
-    qtbot.waitUntil(lambda: win.doc.tokenizer is not None, timeout=20_000)
+    win = _default_window(qtbot, tmp_path, size=None)
     doc = win.doc
     win.set_text("Hello world\nA second line")
     qtbot.waitUntil(lambda: doc.trace is not None, timeout=20_000)      # on screen: traced
@@ -412,16 +413,7 @@ def test_hidden_trace_pane_traces_when_shown(qtbot, tmp_path: Path) -> None:
 def _traced_window(qtbot, tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
     import time
 
-    from PySide6.QtCore import QSettings
-
-    from tokinspect.widgets.main_window import MainWindow
-
-    win = MainWindow(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(win)
-    win.resize(1280, 800)
-    win.show()
-    win.open_default()
-    qtbot.waitUntil(lambda: win.doc.tokenizer is not None, timeout=20_000)
+    win = _default_window(qtbot, tmp_path)
     doc = win.doc
     win.set_text(text)
     qtbot.waitUntil(lambda: doc.analysis is not None and doc.analysis.text == text and doc.trace is not None
