@@ -217,6 +217,14 @@ void tc_bpe_prefetch(const tc_tokenizer *tok, const uint8_t *chunk, size_t len) 
     }
 }
 
+/* The 8-byte table for an untraced merges-file encode, built on first use; NULL when the file does not qualify,
+ * when out of memory, or when traced (the trace shows the file's ranks). */
+static const tc_pair8 *merge_table8(const tc_tokenizer *tok, const tc_trace *tr, int rank_mode) {
+    if (tr || rank_mode || tok->model.kind != TC_MODEL_BPE_MERGES) return NULL;
+    const tc_pair8 *p8 = tc_pair8_get_table(tok);
+    return p8 && p8->slots ? p8 : NULL;
+}
+
 /* Short chunks without a heap: the lowest (new id = rank, position) pair among the current ones merges, found
  * by a scan of an array of their new ids, until none merges. It is the heap's order: the heap holds every
  * current pair that merges, and skips an entry whose pair changed (HF's check, word.rs merge_all in
@@ -310,21 +318,21 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         }
     }
 
-    /* a short chunk of a byte-level file whose bytes all have ids: the scan straight from the bytes */
-    if (!tr && !rank_mode && len <= SCAN_MAX && m->kind == TC_MODEL_BPE_MERGES && tok->byte_level &&
-        !m->cont_prefix_len && !m->eow_suffix_len) {
-        const tc_pair8 *p8 = tc_pair8_get_table(tok);
-        if (p8 && p8->slots) {
-            uint32_t id[SCAN_MAX], st[SCAN_MAX];
-            size_t i = 0;
-            for (; i < len; i++) {
-                int64_t b = m->byte_ids[chunk[i]];
-                if (b < 0) break;
-                id[i] = (uint32_t)b;
-                st[i] = (uint32_t)i;
-            }
-            if (i == len) return bpe_scan(p8, sc, id, st, len, (uint32_t)len);
+    /* untraced merges files look pairs up in the 8-byte table when it qualifies */
+    const tc_pair8 *p8 = merge_table8(tok, tr, rank_mode);
+
+    /* a short chunk of a byte-level file whose bytes all have ids (every byte its own symbol): the scan
+     * straight from the bytes; any other chunk takes the symbols and the heap below */
+    if (p8 && len <= SCAN_MAX && tok->byte_level && !m->cont_prefix_len && !m->eow_suffix_len) {
+        uint32_t id[SCAN_MAX], st[SCAN_MAX];
+        size_t i = 0;
+        for (; i < len; i++) {
+            int64_t b = m->byte_ids[chunk[i]];
+            if (b < 0) break;
+            id[i] = (uint32_t)b;
+            st[i] = (uint32_t)i;
         }
+        if (i == len) return bpe_scan(p8, sc, id, st, len, (uint32_t)len);
     }
 
     if (!tr && !rank_mode && len >= BT_MIN_LEN && m->kind == TC_MODEL_BPE_MERGES) {
@@ -351,7 +359,6 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     int64_t unk_pending = -1;
     uint32_t unk_len = 0;
     int barriers = 0;   /* a BARRIER_ID symbol is in the list (not in the trace's initial symbols) */
-    int plain = 1;      /* every unit is its own symbol: no fallback bytes, unk, barrier or dropped unit */
 #define PUSH(id_, len_) do { if (push_sym(sc, &n, (uint32_t)(id_), cursor, (uint32_t)(len_)) != 0) return -1; \
                              cursor += (uint32_t)(len_); } while (0)
     for (size_t i = 0; i < len;) {
@@ -370,7 +377,6 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
             i += ulen;
             continue;
         }
-        plain = 0;
         if (m->byte_fallback) {
             /* HF falls back on the bytes of the looked-up string, prefix and
              * suffix included, each a symbol of length 1 */
@@ -417,18 +423,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
             if (sc->syms[i].id != BARRIER_ID && trace_push_sym(tr, sc->syms[i].id) != 0) return -1;
     }
 
-    /* 2. merge: lowest (rank, position) first. Untraced merges files look pairs up in the 8-byte table when
-     * it qualifies (the trace shows the file's ranks) */
-    const tc_pair8 *p8 = NULL;
-    if (!rank_mode && !tr && m->kind == TC_MODEL_BPE_MERGES) {
-        p8 = tc_pair8_get_table(tok);
-        if (p8 && !p8->slots) p8 = NULL;
-    }
-    if (p8 && plain && n <= SCAN_MAX && tok->byte_level && !m->cont_prefix_len && !m->eow_suffix_len) {
-        uint32_t id[SCAN_MAX], st[SCAN_MAX];
-        for (size_t i = 0; i < n; i++) { id[i] = sc->syms[i].id; st[i] = sc->syms[i].start; }
-        return bpe_scan(p8, sc, id, st, n, sc->syms[n - 1].start + sc->syms[n - 1].len);
-    }
+    /* 2. merge: lowest (rank, position) first */
     sc->heap_n = 0;
     /* the first lookups are independent: start all their cache misses at once */
     if (p8)
