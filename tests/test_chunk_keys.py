@@ -1,7 +1,8 @@
 """The chunk cache's short keys and the byte -> char shortcuts of encode (pipeline.c, chunk_cache.h).
 
-A chunk up to 16 bytes is hashed and compared as two overlapping loads (its first and last 8 or 4
-bytes, or for 1-3 bytes its first, middle and last); the byte -> char pass skips eight ASCII bytes
+A chunk up to 16 bytes is hashed and compared as two words: its bytes, zero past its end (two loads
+masked by its length where 16 bytes can be read at its start, the bytes copied first near a text's
+end: a lone word is the second case, words joined in one text the first); the byte -> char pass skips eight ASCII bytes
 at a time between its checkpoints (every 64 bytes) and maps an all-ASCII text byte for byte. Each
 test warms one handle's cache first, so the second encode of every text is answered from it.
 """

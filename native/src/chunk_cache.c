@@ -1,7 +1,7 @@
 /* chunk_cache.c - chunk -> tokens results shared by every encode of one handle.
  *
  * Does: a fixed table of atomic 64-bit slots, each 0 (empty) or a tag (32
- * bits of the key's hash) and the offset of an immutable entry (key bytes,
+ * bits of the key's hash) and the offset of an immutable entry (the key,
  * the encoder mode, the tokens with their offsets in the chunk) in one
  * arena. Entries are carved from the arena with one atomic add, densely, in
  * the order chunks are first met (so the common words' entries share cache
@@ -64,8 +64,9 @@ size_t tc_chunk_cache_bytes(const tc_chunk_cache *c) {
 
 void tc_chunk_cache_put(tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_t len, uint64_t h,
                         const tc_ctok *toks, size_t ntoks) {
-    if (len > UINT32_MAX || ntoks > UINT32_MAX || len > c->budget || ntoks > c->budget / sizeof *toks) return;
-    size_t size = (sizeof(tc_centry) + ntoks * sizeof *toks + len + TC_CC_ALIGN - 1) / TC_CC_ALIGN * TC_CC_ALIGN;
+    if (len > 0xFFFF || ntoks > UINT32_MAX || len > c->budget || ntoks > c->budget / sizeof *toks) return;
+    size_t slots = tc_cc_entry_slots(ntoks), klen = len > TC_CC_SHORT ? len : 0;
+    size_t size = (sizeof(tc_centry) + slots * sizeof *toks + klen + TC_CC_ALIGN - 1) / TC_CC_ALIGN * TC_CC_ALIGN;
     if (atomic_load_explicit(&c->used, memory_order_relaxed) + size > c->budget) return;   /* full: only answers */
     uint32_t tag = (uint32_t)(h >> 32);
     size_t i = (size_t)h & c->mask;
@@ -73,7 +74,7 @@ void tc_chunk_cache_put(tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_
     for (int p = 0; p < TC_CC_PROBES; p++, i = (i + 1) & c->mask) {
         uint64_t w = atomic_load_explicit(&c->slots[i], memory_order_acquire);
         if (w) {
-            if ((uint32_t)(w >> 32) == tag && tc_cc_same_key(tc_cc_slot_entry(c, w), mode, k, len)) return;   /* there already */
+            if ((uint32_t)(w >> 32) == tag && tc_cc_same_key(tc_cc_slot_entry(c, w), mode, k, len, len)) return;   /* there already */
             continue;
         }
         if (!mine) {
@@ -81,10 +82,12 @@ void tc_chunk_cache_put(tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_
             size_t off = atomic_fetch_add_explicit(&c->used, size, memory_order_relaxed);
             if (off + size > c->budget) return;   /* the last bytes went to another thread */
             tc_centry *e = (tc_centry *)(void *)(c->arena + off);
-            e->key_len = (uint32_t)len; e->ntoks = (uint32_t)ntoks; e->mode = mode;
-            memset(e->pad, 0, sizeof e->pad);
-            if (ntoks) memcpy((void *)(e + 1), toks, ntoks * sizeof *toks);
-            memcpy((uint8_t *)(e + 1) + ntoks * sizeof *toks, k, len);
+            tc_ctok *et = (tc_ctok *)(void *)(e + 1);
+            if (len <= TC_CC_SHORT) tc_chunk_words(k, len, len, &e->w0, &e->w1);
+            else { e->w0 = 0; e->w1 = 0; memcpy(et + slots, k, len); }
+            e->lenmode = tc_cc_lenmode(len, mode); e->ntoks = (uint32_t)ntoks;
+            memset(et, 0, slots * sizeof *et);
+            if (ntoks) memcpy(et, toks, ntoks * sizeof *toks);
             mine = (uint64_t)tag << 32 | (uint64_t)(off / TC_CC_ALIGN + 1);
         }
         uint64_t expect = 0;
@@ -93,7 +96,7 @@ void tc_chunk_cache_put(tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_
                                                     memory_order_acquire))
             return;
         /* another thread filled this slot first: maybe with this very chunk */
-        if ((uint32_t)(expect >> 32) == tag && tc_cc_same_key(tc_cc_slot_entry(c, expect), mode, k, len)) return;
+        if ((uint32_t)(expect >> 32) == tag && tc_cc_same_key(tc_cc_slot_entry(c, expect), mode, k, len, len)) return;
     }
     /* no free slot within TC_CC_PROBES: the entry's bytes (if carved) stay unused; the arena bounds them */
 }

@@ -23,13 +23,24 @@ size_t tc_chunk_cache_bytes(const tc_chunk_cache *c);
 static inline uint64_t tc_load_u64(const uint8_t *p) { uint64_t w; memcpy(&w, p, 8); return w; }
 static inline uint32_t tc_load_u32(const uint8_t *p) { uint32_t w; memcpy(&w, p, 4); return w; }
 
-/* The two words a key of 1-16 bytes is read as (tc_chunk_hash below): with the length they name
- * the key exactly, so two keys of one length are equal iff their words are. */
-static inline void tc_chunk_words(const uint8_t *k, size_t n, uint64_t *a, uint64_t *b) {
-    if (n >= 8) { *a = tc_load_u64(k); *b = tc_load_u64(k + n - 8); }
-    else if (n >= 4) { *a = tc_load_u32(k); *b = tc_load_u32(k + n - 4); }
-    else if (n > 0) { *a = (uint64_t)k[0] << 16 | (uint64_t)k[n >> 1] << 8 | k[n - 1]; *b = 0; }
-    else { *a = 0; *b = 0; }
+/* A key of up to TC_CC_SHORT bytes is kept and compared as two words: its bytes, zero past its
+ * end. avail is how many bytes may be read at k (>= n): with 16 or more the words are two loads
+ * masked by the length, with no branch on it (a word's length changes from chunk to chunk, so
+ * the former 1-3 / 4-7 / 8-16 byte cases were a mispredicted branch in the hash and another in
+ * the compare of most chunks: native/NOTES.md). Near a buffer's end the bytes are copied first. */
+#define TC_CC_SHORT 16
+static inline void tc_chunk_words(const uint8_t *k, size_t n, size_t avail, uint64_t *a, uint64_t *b) {
+    /* bytes 16 - n .. 31 - n of this: 0xff for a key's byte i < n, 0 past it (any byte order) */
+    static const uint8_t ones[32] = {255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
+    if (avail >= 16) {
+        *a = tc_load_u64(k) & tc_load_u64(ones + 16 - n);
+        *b = tc_load_u64(k + 8) & tc_load_u64(ones + 24 - n);
+    } else {
+        uint8_t t[16] = {0};
+        memcpy(t, k, n);
+        *a = tc_load_u64(t);
+        *b = tc_load_u64(t + 8);
+    }
 }
 
 /* The hash of a short key from its words. */
@@ -42,18 +53,19 @@ static inline uint64_t tc_chunk_mix(uint64_t a, uint64_t b, size_t n) {
     return h;
 }
 
-/* The cache's hash of a chunk. Most chunks are a word of 2-10 bytes: a key up to 16 bytes is
- * read as two overlapping loads (its first and last 8 or 4 bytes; 1-3 bytes: first, middle and
- * last), which with the length name the key exactly, then mixed; no byte loop and no call. A
- * warm encode hashes every chunk: tc_hash_bytes' byte-wise tail was 10% of one (perf, War and
- * Peace, native/NOTES.md). Longer keys take tc_hash_bytes. Only this process sees the values
- * (the cache is never written out), so they may differ between byte orders. */
-static inline uint64_t tc_chunk_hash(const uint8_t *k, size_t n) {
+/* The cache's hash of chunk k[0..n) (avail as above). Most chunks are a word of 2-10 bytes: a key
+ * up to 16 bytes is hashed from its two words, no byte loop and no call; a warm encode hashes
+ * every chunk (tc_hash_bytes' byte-wise tail was 10% of one, perf, War and Peace). Longer keys
+ * take tc_hash_bytes. Only this process sees the values (the cache is never written out), so
+ * they may differ between byte orders. */
+static inline uint64_t tc_chunk_hash_at(const uint8_t *k, size_t n, size_t avail) {
     uint64_t a, b;
-    if (n > 16) return tc_hash_bytes(k, n);
-    tc_chunk_words(k, n, &a, &b);
+    if (n > TC_CC_SHORT) return tc_hash_bytes(k, n);
+    tc_chunk_words(k, n, avail, &a, &b);
     return tc_chunk_mix(a, b, n);
 }
+
+static inline uint64_t tc_chunk_hash(const uint8_t *k, size_t n) { return tc_chunk_hash_at(k, n, n); }
 
 /* The table's layout is here, not in chunk_cache.c, so that the chunk loop inlines the read
  * side (a lookup per chunk: the call and its spills were part of the 15% tc_chunk_cache_get
@@ -63,9 +75,11 @@ static inline uint64_t tc_chunk_hash(const uint8_t *k, size_t n) {
 #define TC_CC_ALIGN 8                  /* entries start on 8 bytes; a slot stores offset / TC_CC_ALIGN + 1 */
 
 typedef struct tc_centry {
-    uint32_t key_len, ntoks;
-    uint8_t mode, pad[3];
-    /* tc_ctok toks[ntoks], then the key bytes */
+    uint64_t w0, w1;             /* a key of up to TC_CC_SHORT bytes (tc_chunk_words); 0 for a longer one */
+    uint32_t lenmode;            /* tc_cc_lenmode: the key's length and the encoder mode */
+    uint32_t ntoks;
+    /* tc_ctok toks[max(ntoks, 2)] (a second, zeroed one after a lone token: a hit copies two
+     * without a branch), then a key longer than TC_CC_SHORT bytes */
 } tc_centry;
 
 struct tc_chunk_cache {
@@ -76,28 +90,17 @@ struct tc_chunk_cache {
     atomic_size_t used;          /* bytes of the arena handed out */
 };
 
+/* keys are at most 65,535 bytes (the pipeline caches up to 128) */
+static inline uint32_t tc_cc_lenmode(size_t len, uint8_t mode) { return (uint32_t)len | (uint32_t)mode << 16; }
+static inline size_t tc_cc_entry_slots(size_t ntoks) { return ntoks < 2 ? 2 : ntoks; }
+
 static inline const tc_ctok *tc_cc_entry_toks(const tc_centry *e) { return (const tc_ctok *)(const void *)(e + 1); }
-static inline const uint8_t *tc_cc_entry_key(const tc_centry *e) { return (const uint8_t *)(tc_cc_entry_toks(e) + e->ntoks); }
+static inline const uint8_t *tc_cc_entry_key(const tc_centry *e) {
+    return (const uint8_t *)(tc_cc_entry_toks(e) + tc_cc_entry_slots(e->ntoks));
+}
 
 static inline const tc_centry *tc_cc_slot_entry(const tc_chunk_cache *c, uint64_t w) {
     return (const tc_centry *)(const void *)(c->arena + ((size_t)(uint32_t)w - 1) * TC_CC_ALIGN);
-}
-
-/* x[0..n) == y[0..n); short keys (most chunks) by overlapping loads, as tc_chunk_hash reads
- * them: memcmp through the PLT was 12% of a warm encode of War and Peace (perf). */
-static inline int tc_cc_key_eq(const uint8_t *x, const uint8_t *y, size_t n) {
-    if (n >= 8 && n <= 16) return tc_load_u64(x) == tc_load_u64(y) && tc_load_u64(x + n - 8) == tc_load_u64(y + n - 8);
-    if (n >= 4 && n < 8) return tc_load_u32(x) == tc_load_u32(y) && tc_load_u32(x + n - 4) == tc_load_u32(y + n - 4);
-    if (n < 4) {
-        for (size_t i = 0; i < n; i++)
-            if (x[i] != y[i]) return 0;
-        return 1;
-    }
-    return memcmp(x, y, n) == 0;
-}
-
-static inline int tc_cc_same_key(const tc_centry *e, uint8_t mode, const uint8_t *k, size_t len) {
-    return e->key_len == len && e->mode == mode && tc_cc_key_eq(tc_cc_entry_key(e), k, len);
 }
 
 #if defined(__GNUC__)
@@ -106,10 +109,23 @@ static inline int tc_cc_same_key(const tc_centry *e, uint8_t mode, const uint8_t
 #define TC_CC_INLINE inline
 #endif
 
-/* The tokens of chunk k[0..len) under encoder mode `mode` (h = tc_chunk_hash(k, len)), or NULL.
+/* Entry e holds chunk k[0..len) (avail bytes readable at k) under encoder mode `mode`: a short
+ * key is one compare of three words, no branch on its length. */
+static TC_CC_INLINE int tc_cc_same_key(const tc_centry *e, uint8_t mode, const uint8_t *k, size_t len, size_t avail) {
+    uint32_t lm = tc_cc_lenmode(len, mode);
+    if (len <= TC_CC_SHORT) {
+        uint64_t a, b;
+        tc_chunk_words(k, len, avail, &a, &b);
+        return ((e->w0 ^ a) | (e->w1 ^ b) | (uint64_t)(e->lenmode ^ lm)) == 0;
+    }
+    return e->lenmode == lm && memcmp(tc_cc_entry_key(e), k, len) == 0;
+}
+
+/* The tokens of chunk k[0..len) under encoder mode `mode` (h = tc_chunk_hash_at(k, len, avail)),
+ * or NULL; a non-NULL answer has room for two tokens even when *ntoks is 1 (the second zeroed).
  * The pointer stays valid while the handle lives. Any number of threads may call both at once. */
 static TC_CC_INLINE const tc_ctok *tc_chunk_cache_get(const tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_t len,
-                                                      uint64_t h, size_t *ntoks) {
+                                                      size_t avail, uint64_t h, size_t *ntoks) {
     size_t i = (size_t)h & c->mask;
     uint32_t tag = (uint32_t)(h >> 32);
     for (int p = 0; p < TC_CC_PROBES; p++, i = (i + 1) & c->mask) {
@@ -118,7 +134,7 @@ static TC_CC_INLINE const tc_ctok *tc_chunk_cache_get(const tc_chunk_cache *c, u
         if (!w) return NULL;
         if ((uint32_t)(w >> 32) != tag) continue;
         const tc_centry *e = tc_cc_slot_entry(c, w);
-        if (tc_cc_same_key(e, mode, k, len)) { *ntoks = e->ntoks; return tc_cc_entry_toks(e); }
+        if (tc_cc_same_key(e, mode, k, len, avail)) { *ntoks = e->ntoks; return tc_cc_entry_toks(e); }
     }
     return NULL;
 }

@@ -118,6 +118,26 @@ static inline int push_chunk_ids(enc_ctx *c, const tc_ctok *toks, size_t ntoks) 
     return 0;
 }
 
+/* The ids of a cache hit's tokens: an entry has room for two (tc_chunk_cache_get), so the one- and
+ * two-token chunks most words are take no branch on their count. */
+static inline int push_hit_ids(enc_ctx *c, const tc_ctok *toks, size_t ntoks) {
+    tc_encoding *o = c->out;
+    size_t n = o->n;
+    if (n + ntoks + 2 > o->cap && tc_encoding_reserve_ids(o, n + ntoks + 2) != 0) return -1;
+    uint32_t *ids = o->ids + n;
+    uint8_t *sp = o->special + n;
+    ids[0] = toks[0].id;
+    ids[1] = toks[1].id;
+    sp[0] = 0;   /* model output is never special */
+    sp[1] = 0;
+    for (size_t k = 2; k < ntoks; k++) {
+        ids[k] = toks[k].id;
+        sp[k] = 0;
+    }
+    o->n = n + ntoks;
+    return 0;
+}
+
 /* The original span of byte i of the current normalized segment. */
 static inline tc_span seg_align(const enc_ctx *c, uint32_t base, size_t i) {
     const tc_nstr *ns = &c->ns;
@@ -218,7 +238,7 @@ static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t nor
             ntoks = nhit;
         } else {
             h = tc_chunk_hash(chunk, clen);
-            toks = tc_chunk_cache_get(c->cache, mode, chunk, clen, h, &ntoks);
+            toks = tc_chunk_cache_get(c->cache, mode, chunk, clen, clen, h, &ntoks);
         }
         if (toks) goto have_tokens;
     }
@@ -284,6 +304,7 @@ have_tokens:;
 static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32_t off, uint32_t norm_base) {
     size_t n = pl->n;
     const uint8_t *text = c->ns.text.data + off;
+    size_t avail = c->ns.text.len - off;   /* bytes readable at text: a chunk's key words may read past its end */
     uint64_t hr[PF_RING];
     uint8_t ok[PF_RING] = {0};
     /* pieces hashed so far; with no cache (or a few pieces) none are, and run_chunk hashes its own */
@@ -295,7 +316,7 @@ static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32
             size_t r = ahead & (PF_RING - 1);
             ok[r] = !q->prefix_space && qlen <= CACHE_MAX_KEY;
             if (ok[r]) {
-                hr[r] = tc_chunk_hash(text + q->start, qlen);
+                hr[r] = tc_chunk_hash_at(text + q->start, qlen, avail - q->start);
                 tc_chunk_cache_prefetch(c->cache, hr[r], 0);
             }
         }
@@ -311,9 +332,10 @@ static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32
         size_t nhit = 0;
         if (ok[r]) {
             /* the lookup here, inlined: a warm encode is one per chunk */
-            hit = tc_chunk_cache_get(c->cache, (uint8_t)c->rank_mode, text + pc.start, pc.end - pc.start, hr[r], &nhit);
+            hit = tc_chunk_cache_get(c->cache, (uint8_t)c->rank_mode, text + pc.start, pc.end - pc.start,
+                                     avail - pc.start, hr[r], &nhit);
             if (hit && c->ids_only) {
-                if (push_chunk_ids(c, hit, nhit) != 0) return -1;
+                if (push_hit_ids(c, hit, nhit) != 0) return -1;
                 continue;
             }
         }
