@@ -54,6 +54,24 @@ def test_shuffled_ids_keep_the_file_ranks(qwen3_json: Path, tmp_path: Path) -> N
         assert ours.encode_ids(t, add_special_tokens=False).tolist() == mapped.tolist(), t
 
 
+def test_the_8_byte_table_serves_the_files_that_qualify(qwen3_json: Path, gpt2_json: Path, tmp_path: Path) -> None:
+    """Qwen3's and GPT-2's new ids rise with their ranks: the packed table serves them. Ids shuffled, or two
+    merges swapped (a later rank making an earlier token), the file keeps its ranks and still equals HF."""
+    for path in (qwen3_json, gpt2_json):
+        assert Tokenizer.from_file(path)._handle.merge_table_slot_bytes() == 8, path.name
+    shuffled = tmp_path / "shuffled.json"
+    _shuffled(qwen3_json, shuffled, seed=7)
+    assert Tokenizer.from_file(shuffled)._handle.merge_table_slot_bytes() == 16
+    j = json.loads(qwen3_json.read_text(encoding="utf-8"))
+    merges = j["model"]["merges"]
+    merges[10], merges[11] = merges[11], merges[10]
+    swapped = tmp_path / "swapped.json"
+    swapped.write_text(json.dumps(j, ensure_ascii=False), encoding="utf-8")
+    ours, hf = pair(swapped)
+    assert ours._handle.merge_table_slot_bytes() == 16
+    assert_same(ours, hf, _texts(3, 600), label="qwen3 with merges 10 and 11 swapped")
+
+
 def test_scan_merges_what_the_heap_merges(qwen3_json: Path, gpt2_json: Path) -> None:
     for path in (qwen3_json, gpt2_json):
         tok = Tokenizer.from_file(path)

@@ -310,6 +310,11 @@ static PyObject *Tok_is_prepared(TokObject *self, PyObject *args) {
     return PyBool_FromLong(tc_is_prepared(self->tok, enc));
 }
 
+static PyObject *Tok_merge_table_slot_bytes(TokObject *self, PyObject *noargs) {
+    (void)noargs;
+    return PyLong_FromLong(tc_merge_table_slot_bytes(self->tok));
+}
+
 static PyObject *Tok_encode(TokObject *self, PyObject *args) {
     PyObject *text;
     int add_special = 1;
@@ -636,6 +641,7 @@ static PyMethodDef Tok_methods[] = {
     {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens, encoder) -> (ids, offsets, char_offsets, special) as bytes"},
     {"prepare", (PyCFunction)Tok_prepare, METH_VARARGS, "prepare(encoder): build the encoder's index"},
     {"is_prepared", (PyCFunction)Tok_is_prepared, METH_VARARGS, "is_prepared(encoder) -> bool"},
+    {"merge_table_slot_bytes", (PyCFunction)Tok_merge_table_slot_bytes, METH_NOARGS, "8 or 16: the merges table an untraced encode reads (0: none)"},
     {"encode_ids", (PyCFunction)Tok_encode_ids, METH_VARARGS, "encode_ids(text, add_special_tokens, encoder) -> ids as uint32 bytes (no offsets computed)"},
     {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens, encoder, threads=1, ids_only=False) -> list of tuples, or ids_only: (ids uint32 bytes, counts uint64 bytes)"},
     {"trace", (PyCFunction)Tok_trace, METH_VARARGS, "trace(text, add_special_tokens) -> dict"},

@@ -4,7 +4,9 @@
 
 #include "engine.h"
 
-/* A slot packs left id (bits 0-20), right id (21-41) and new id (42-62); UINT64_MAX is empty. */
+/* A slot packs left id (bits 0-20), right id (21-41) and new id (42-62); UINT64_MAX is empty. Slot i
+ * holds what slot i of the 16-byte table (tc_pairmap) holds: a pair is placed by the same hash of the
+ * same key, so the same probe sequence finds it and the build is one pass in order (pair8.c). */
 #define TC_PAIR8_ID_BITS 21
 #define TC_PAIR8_KEY_MASK ((UINT64_C(1) << (2 * TC_PAIR8_ID_BITS)) - 1)
 
@@ -22,7 +24,7 @@ void tc_pair8_free(tc_pair8 *t);
  * checked it), so the new id is the heap's rank. */
 static inline int64_t tc_pair8_get(const tc_pair8 *t, uint32_t a, uint32_t b) {
     uint64_t key = (uint64_t)a | ((uint64_t)b << TC_PAIR8_ID_BITS);
-    size_t mask = t->cap - 1, i = tc_pair_hash(key) & mask;
+    size_t mask = t->cap - 1, i = tc_pair_hash((uint64_t)a << 32 | b) & mask;   /* the 16-byte table's slot */
     for (;;) {
         uint64_t s = t->slots[i];
         if ((s & TC_PAIR8_KEY_MASK) == key) return (int64_t)(s >> (2 * TC_PAIR8_ID_BITS));
@@ -33,8 +35,7 @@ static inline int64_t tc_pair8_get(const tc_pair8 *t, uint32_t a, uint32_t b) {
 
 static inline void tc_pair8_prefetch(const tc_pair8 *t, uint32_t a, uint32_t b) {
 #if defined(__GNUC__)
-    uint64_t key = (uint64_t)a | ((uint64_t)b << TC_PAIR8_ID_BITS);
-    __builtin_prefetch(&t->slots[tc_pair_hash(key) & (t->cap - 1)]);
+    __builtin_prefetch(&t->slots[tc_pair_hash((uint64_t)a << 32 | b) & (t->cap - 1)]);
 #else
     (void)t; (void)a; (void)b;
 #endif

@@ -269,6 +269,10 @@ int tc_encoder_from_name(const char *name, tc_encoder *enc);
  * before sharing the handle between threads. */
 int tc_prepare(tc_tokenizer *tok, tc_encoder enc, tc_error *err);
 int tc_is_prepared(const tc_tokenizer *tok, tc_encoder enc);
+/* The bytes per slot of the merges table an untraced merges-file encode reads: 8 (the packed table,
+ * pair8.c: built here if not yet), 16 (the file's ranks: it does not qualify), 0 (no merges table, or
+ * out of memory). For tests and describe-style reports; the ids never depend on it. */
+int tc_merge_table_slot_bytes(const tc_tokenizer *tok);
 
 /* Encodes text[0..len) (UTF-8; invalid bytes are accepted as single units
  * by the byte-level path). out is reset and filled; trace may be NULL.
