@@ -139,6 +139,61 @@ static TC_CC_INLINE const tc_ctok *tc_chunk_cache_get(const tc_chunk_cache *c, u
     return NULL;
 }
 
+/* A chunk the chunk loop has keyed ahead of its lookup (pipeline.c run_pieces): the words, length
+ * and hash of a short key computed once, and the first slot's word once it has been read. */
+typedef struct tc_cc_key {
+    uint64_t a, b, h;
+    uint64_t slot;               /* the first slot's word as read ahead when its tag is h's, else 0 */
+    uint32_t lm;                 /* tc_cc_lenmode of the key: a key of up to TC_CC_SHORT bytes is looked
+                                  * up from its words */
+} tc_cc_key;
+
+/* Keys chunk k[0..n) (avail bytes readable at k) for mode; a long key keeps only its hash. The slot
+ * word is tc_cc_key_ahead's to set. */
+static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_t *k, size_t n, size_t avail) {
+    q->lm = tc_cc_lenmode(n, mode);
+    if (n <= TC_CC_SHORT) {
+        tc_chunk_words(k, n, avail, &q->a, &q->b);
+        q->h = tc_chunk_mix(q->a, q->b, n);
+    } else {
+        q->a = q->b = 0;
+        q->h = tc_hash_bytes(k, n);
+    }
+}
+
+/* Reads the first slot of key q ahead of its lookup (the slot should be arriving: see
+ * tc_chunk_cache_prefetch), keeps its word in q, and starts loading the entry it names when its tag
+ * is q's. Returns 1 if so (a hit is likely), else 0. Acquire: tc_cc_key_get may then read the entry
+ * the word names without loading the slot again. */
+static TC_CC_INLINE int tc_cc_key_ahead(const tc_chunk_cache *c, tc_cc_key *q) {
+    uint64_t w = atomic_load_explicit(&c->slots[(size_t)q->h & c->mask], memory_order_acquire);
+    if (!w || (uint32_t)(w >> 32) != (uint32_t)(q->h >> 32)) {
+        q->slot = 0;
+        return 0;
+    }
+    q->slot = w;
+#if defined(__GNUC__)
+    __builtin_prefetch(tc_cc_slot_entry(c, w));
+#endif
+    return 1;
+}
+
+/* tc_chunk_cache_get for a key made by tc_cc_key_make (k, len, avail as there): a short key whose
+ * first slot was read ahead and names it is answered from that word, with one compare of three
+ * words; anything else takes the probes. A slot only ever goes from 0 to its final word, so a word
+ * read ahead is still the slot's word. */
+static TC_CC_INLINE const tc_ctok *tc_cc_key_get(const tc_chunk_cache *c, const tc_cc_key *q, uint8_t mode,
+                                                 const uint8_t *k, size_t len, size_t avail, size_t *ntoks) {
+    if (q->slot && (q->lm & 0xFFFF) <= TC_CC_SHORT) {
+        const tc_centry *e = tc_cc_slot_entry(c, q->slot);
+        if (((e->w0 ^ q->a) | (e->w1 ^ q->b) | (uint64_t)(e->lenmode ^ q->lm)) == 0) {
+            *ntoks = e->ntoks;
+            return tc_cc_entry_toks(e);
+        }
+    }
+    return tc_chunk_cache_get(c, mode, k, len, avail, q->h, ntoks);
+}
+
 /* A hint, no effect on any answer: entry 0 starts loading the slot a lookup of hash h reads
  * first, entry 1 the entry that slot names if its tag is h's (the slot should be loaded by then).
  * A caller walking many chunks issues both some chunks ahead, so the misses overlap. With entry 1,

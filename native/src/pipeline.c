@@ -118,26 +118,6 @@ static inline int push_chunk_ids(enc_ctx *c, const tc_ctok *toks, size_t ntoks) 
     return 0;
 }
 
-/* The ids of a cache hit's tokens: an entry has room for two (tc_chunk_cache_get), so the one- and
- * two-token chunks most words are take no branch on their count. */
-static inline int push_hit_ids(enc_ctx *c, const tc_ctok *toks, size_t ntoks) {
-    tc_encoding *o = c->out;
-    size_t n = o->n;
-    if (n + ntoks + 2 > o->cap && tc_encoding_reserve_ids(o, n + ntoks + 2) != 0) return -1;
-    uint32_t *ids = o->ids + n;
-    uint8_t *sp = o->special + n;
-    ids[0] = toks[0].id;
-    ids[1] = toks[1].id;
-    sp[0] = 0;   /* model output is never special */
-    sp[1] = 0;
-    for (size_t k = 2; k < ntoks; k++) {
-        ids[k] = toks[k].id;
-        sp[k] = 0;
-    }
-    o->n = n + ntoks;
-    return 0;
-}
-
 /* The original span of byte i of the current normalized segment. */
 static inline tc_span seg_align(const enc_ctx *c, uint32_t base, size_t i) {
     const tc_nstr *ns = &c->ns;
@@ -290,59 +270,118 @@ have_tokens:;
 
 #define STREAM_BLOCK 512    /* first-stage matches per block where the pre-tokenizers stream */
 
-/* How far ahead the chunk loop starts a chunk's cache slot (PF_FAR) and,
- * once that slot has arrived, the entry it names (PF_NEAR). A warm encode
- * is a cache lookup per chunk, and each lookup was a miss on its slot (8 MiB
- * of them) and then on its entry, one after the other: issued ahead, the
- * misses of several chunks overlap. native/NOTES.md has the figures. */
-#define PF_FAR 16
-#define PF_NEAR 8
-#define PF_RING 32          /* > PF_FAR, a power of two */
+/* The chunk loop works on blocks of KEY_BLOCK pieces in three passes, each a short loop of its own:
+ * (1) key every piece (its key words and hash, made once) and start loading its cache slot; (2) read
+ * each slot (by then arriving) and start loading the entry it names; (3) look each piece up and push
+ * its ids, or encode it. The passes of two blocks interleave: while block b is looked up, block b + 1
+ * has been keyed, so a slot's miss overlaps a block's work and an entry's miss the slot pass after it.
+ * A warm encode is a lookup per chunk; the lookups of several chunks overlap. */
+#define KEY_BLOCK 64
+
+typedef struct key_block {
+    tc_cc_key k[KEY_BLOCK];
+    uint8_t ok[KEY_BLOCK];       /* 1: cacheable (no prefix space, at most CACHE_MAX_KEY bytes), keyed */
+} key_block;
+
+/* Pass 1 over pieces v[0..m) (bytes at text, avail readable there). */
+static void key_pieces(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, size_t avail,
+                       key_block *kb) {
+    uint8_t mode = (uint8_t)c->rank_mode;
+    for (size_t k = 0; k < m; k++) {
+        size_t len = v[k].end - v[k].start;
+        kb->ok[k] = !v[k].prefix_space && len <= CACHE_MAX_KEY;
+        if (!kb->ok[k]) continue;
+        tc_cc_key_make(&kb->k[k], mode, text + v[k].start, len, avail - v[k].start);
+        tc_chunk_cache_prefetch(c->cache, kb->k[k].h, 0);
+    }
+}
+
+/* Pass 2: slots read, entries started; a likely miss also starts its first merge lookups. */
+static void read_slots(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, key_block *kb) {
+    for (size_t k = 0; k < m; k++) {
+        if (kb->ok[k] && !tc_cc_key_ahead(c->cache, &kb->k[k]) && !c->rank_mode)
+            tc_bpe_prefetch(c->tok, text + v[k].start, v[k].end - v[k].start);
+    }
+}
+
+/* Pass 3: each piece's tokens, from the cache or its encoder. An ids-only hit is pushed here with the
+ * output's fields in locals (a store to the special flags may alias anything, so pushing through the
+ * encoding reloaded them per chunk); everything else goes to run_chunk with the key's hash. */
+static int lookup_pieces(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m, const uint8_t *text,
+                         size_t avail, uint32_t off, uint32_t norm_base, const key_block *kb) {
+    uint8_t mode = (uint8_t)c->rank_mode;
+    const tc_chunk_cache *cache = c->cache;
+    int ids_only = c->ids_only;
+    tc_encoding *o = c->out;
+    size_t on = o->n, cap = o->cap;
+    uint32_t *ids = o->ids;
+    uint8_t *sp = o->special;
+    for (size_t k = 0; k < m; k++) {
+        const tc_ctok *hit = NULL;
+        size_t nhit = 0;
+        if (kb->ok[k]) {
+            hit = tc_cc_key_get(cache, &kb->k[k], mode, text + v[k].start, v[k].end - v[k].start,
+                                avail - v[k].start, &nhit);
+            if (hit && ids_only) {
+                /* an entry has room for two tokens (tc_chunk_cache_get): the one- and two-token
+                 * chunks most words are take no branch on their count */
+                if (on + nhit + 2 > cap) {
+                    o->n = on;
+                    if (tc_encoding_reserve_ids(o, on + nhit + 2) != 0) return -1;
+                    cap = o->cap; ids = o->ids; sp = o->special;
+                }
+                ids[on] = hit[0].id;
+                ids[on + 1] = hit[1].id;
+                sp[on] = 0;   /* model output is never special */
+                sp[on + 1] = 0;
+                for (size_t t = 2; t < nhit; t++) {
+                    ids[on + t] = hit[t].id;
+                    sp[on + t] = 0;
+                }
+                on += nhit;
+                continue;
+            }
+        }
+        o->n = on;
+        tc_piece pc = v[k];
+        pc.start += off;
+        pc.end += off;
+        int rr = run_chunk(c, base, &pc, norm_base, kb->ok[k] ? &kb->k[k].h : NULL, hit, nhit);
+        if (rr != 0) return rr;
+        on = o->n; cap = o->cap; ids = o->ids; sp = o->special;
+    }
+    o->n = on;
+    return 0;
+}
 
 /* Runs pieces pl[0..n) (their bytes at c->ns.text.data + off + start); the
  * pieces' positions are shifted by off before run_chunk sees them. */
 static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32_t off, uint32_t norm_base) {
     size_t n = pl->n;
+    const tc_piece *v = pl->v;
+    if (!c->cache) {
+        for (size_t i = 0; i < n; i++) {
+            tc_piece pc = v[i];
+            pc.start += off;
+            pc.end += off;
+            int rr = run_chunk(c, base, &pc, norm_base, NULL, NULL, 0);
+            if (rr != 0) return rr;
+        }
+        return 0;
+    }
     const uint8_t *text = c->ns.text.data + off;
     size_t avail = c->ns.text.len - off;   /* bytes readable at text: a chunk's key words may read past its end */
-    uint64_t hr[PF_RING];
-    uint8_t ok[PF_RING] = {0};
-    /* pieces hashed so far; with no cache (or a few pieces) none are, and run_chunk hashes its own */
-    size_t ahead = c->cache && n > PF_NEAR ? 0 : n;
-    for (size_t i = 0; i < n; i++) {
-        for (; ahead < n && ahead <= i + PF_FAR; ahead++) {
-            const tc_piece *q = &pl->v[ahead];
-            size_t qlen = q->end - q->start;
-            size_t r = ahead & (PF_RING - 1);
-            ok[r] = !q->prefix_space && qlen <= CACHE_MAX_KEY;
-            if (ok[r]) {
-                hr[r] = tc_chunk_hash_at(text + q->start, qlen, avail - q->start);
-                tc_chunk_cache_prefetch(c->cache, hr[r], 0);
-            }
-        }
-        size_t j = i + PF_NEAR, rj = j & (PF_RING - 1);
-        if (j < n && ok[rj] && !tc_chunk_cache_prefetch(c->cache, hr[rj], 1) && !c->rank_mode) {
-            /* a likely miss: the encoder will look its first pairs up; start those too */
-            const tc_piece *q = &pl->v[j];
-            tc_bpe_prefetch(c->tok, text + q->start, q->end - q->start);
-        }
-        tc_piece pc = pl->v[i];
-        size_t r = i & (PF_RING - 1);
-        const tc_ctok *hit = NULL;
-        size_t nhit = 0;
-        if (ok[r]) {
-            /* the lookup here, inlined: a warm encode is one per chunk */
-            hit = tc_chunk_cache_get(c->cache, (uint8_t)c->rank_mode, text + pc.start, pc.end - pc.start,
-                                     avail - pc.start, hr[r], &nhit);
-            if (hit && c->ids_only) {
-                if (push_hit_ids(c, hit, nhit) != 0) return -1;
-                continue;
-            }
-        }
-        pc.start += off;
-        pc.end += off;
-        int rr = run_chunk(c, base, &pc, norm_base, ok[r] ? &hr[r] : NULL, hit, nhit);
+    key_block kb[2];
+    size_t m = n < KEY_BLOCK ? n : KEY_BLOCK;
+    key_pieces(c, v, m, text, avail, &kb[0]);
+    read_slots(c, v, m, text, &kb[0]);
+    for (size_t b0 = 0, cur = 0; b0 < n; b0 += m, cur ^= 1) {
+        m = n - b0 < KEY_BLOCK ? n - b0 : KEY_BLOCK;
+        size_t b1 = b0 + m, m1 = n - b1 < KEY_BLOCK ? n - b1 : KEY_BLOCK;
+        if (m1) key_pieces(c, v + b1, m1, text, avail, &kb[cur ^ 1]);
+        int rr = lookup_pieces(c, base, v + b0, m, text, avail, off, norm_base, &kb[cur]);
         if (rr != 0) return rr;
+        if (m1) read_slots(c, v + b1, m1, text, &kb[cur ^ 1]);
     }
     return 0;
 }
