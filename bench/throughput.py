@@ -796,18 +796,38 @@ def child_worst(args: argparse.Namespace) -> None:
             print(json.dumps({"case": c, "error": short_error(exc)}), flush=True)
 
 
-def read_line(proc: subprocess.Popen, sel: selectors.BaseSelector, deadline: float) -> str | None:
-    """The child's next stdout line, or None when the deadline passes first (or it exits)."""
-    assert proc.stdout is not None
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not sel.select(left):
-            return None
-        line = proc.stdout.readline()
-        if not line:
-            return None
-        if line.startswith("{"):
-            return line
+class LineReader:
+    """A child's stdout lines with a deadline each. It reads the pipe's bytes itself: a buffered
+    readline after select() takes every line that has arrived, and the next select() then waits for
+    bytes that are already in the buffer (the "start" line right behind a result was missed, and the
+    case was run again in a new child, forever)."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        self.fd = proc.stdout.fileno()
+        self.buf = b""
+        self.eof = False
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.fd, selectors.EVENT_READ)
+
+    def line(self, deadline: float) -> str | None:
+        """The next line that starts with "{", or None when the deadline passes first (or the child exits)."""
+        while True:
+            while b"\n" in self.buf:
+                raw, self.buf = self.buf.split(b"\n", 1)
+                text = raw.decode("utf-8", "replace")
+                if text.startswith("{"):
+                    return text
+            left = deadline - time.monotonic()
+            if self.eof or left <= 0 or not self.sel.select(left):
+                return None
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                self.eof = True
+            self.buf += chunk
+
+    def close(self) -> None:
+        self.sel.close()
 
 
 def worst_for(f: Files, key: str, workdir: Path) -> tuple[str, dict[str, dict]]:
@@ -819,12 +839,10 @@ def worst_for(f: Files, key: str, workdir: Path) -> tuple[str, dict[str, dict]]:
     while todo:
         cmd = [sys.executable, str(SCRIPT), "--child", "worst", "--model", f.model, "--engine", key,
                "--cases", ",".join(todo), "--workdir", str(workdir)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        sel = selectors.DefaultSelector()
-        assert proc.stdout is not None
-        sel.register(proc.stdout, selectors.EVENT_READ)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        reader = LineReader(proc)
         try:
-            line = read_line(proc, sel, time.monotonic() + LOAD_LIMIT_S)
+            line = reader.line(time.monotonic() + LOAD_LIMIT_S)
             if line is None:
                 try:
                     proc.wait(timeout=5)
@@ -836,16 +854,20 @@ def worst_for(f: Files, key: str, workdir: Path) -> tuple[str, dict[str, dict]]:
                 return name, results
             name = json.loads(line)["ready"]
             while todo:
-                if read_line(proc, sel, time.monotonic() + 5.0) is None:   # {"start": case}
+                if reader.line(time.monotonic() + 5.0) is None:   # {"start": case}
+                    # no case started: a child that died between cases is not restarted for ever
+                    for c in todo:
+                        results[c] = {"error": "child exited" if proc.poll() is not None else "no start"}
+                    todo = []
                     break
-                line = read_line(proc, sel, time.monotonic() + WORST_LIMIT_S)
+                line = reader.line(time.monotonic() + WORST_LIMIT_S)
                 case = todo.pop(0)
                 if line is None:
                     results[case] = {"timeout": True} if proc.poll() is None else {"error": "child exited"}
                     break
                 results[case] = json.loads(line)
         finally:
-            sel.close()
+            reader.close()
             if proc.poll() is None:
                 proc.kill()
             proc.communicate()
