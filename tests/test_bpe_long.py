@@ -142,6 +142,21 @@ def test_worst_cases_full_size(qwen3_json: Path, cl100k_json: Path, qwen3_pair, 
         assert_same(Tokenizer.from_file(path), ref, texts, label=f"{name} {case} (fresh handle)")
 
 
+@pytest.mark.parametrize("ch", ["x", " ", "0", "\n", "\u00e9", "\u4e00"])
+def test_runs_of_every_length(qwen3_json: Path, cl100k_json: Path, qwen3_pair, cl100k_pair, ch: str) -> None:
+    """Runs of one char of every length from 4,096 bytes on, 160 lengths, on a fresh handle: each goes to
+    a table of that byte's runs, whose encoder looks each pair of run tokens up once (bpe_bt.c's memo)
+    and asks the same pairs again at every length; a multi-byte char's run repeats several bytes, so it
+    takes the heap. On cl100k a run is also looked up whole first (ignore_merges, the chunk mapped to
+    the stored form)."""
+    from tokinspect import Tokenizer
+
+    width = len(ch.encode())
+    texts = [ch * (4096 // width + k) for k in range(160)]
+    for name, path, (_, hf) in (("qwen3", qwen3_json, qwen3_pair), ("cl100k", cl100k_json, cl100k_pair)):
+        assert_same(Tokenizer.from_file(path), _Answers(hf, texts), texts, label=f"{name} runs of {ch!r}")
+
+
 def test_random_letter_word(qwen3_pair) -> None:
     """A 400 KB word of random letters (the benchmark's 10 MB worst case, a 25th of it)."""
     rng = random.Random(17)

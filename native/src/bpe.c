@@ -290,12 +290,23 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     if (m->ignore_merges && !rank_mode) {
         int64_t id;
         if (tok->byte_level) {
+            /* the chunk's stored form: each byte's GPT-2 char (U+0021-U+0143) in UTF-8, one or two bytes,
+             * written into room for two per byte (an append per byte was a third of a 200,000-byte word's
+             * encode on cl100k, perf) */
             sc->tmp.len = 0;
+            if (len > SIZE_MAX / 2 || tc_buf_reserve(&sc->tmp, 2 * len) != 0) return -1;
+            uint8_t *d = sc->tmp.data;
+            size_t k = 0;
             for (size_t i = 0; i < len; i++) {
-                uint8_t u[4];
-                int k = tc_utf8_encode(tc_byte_to_cp(chunk[i]), u);
-                if (tc_buf_append(&sc->tmp, u, (size_t)k) != 0) return -1;
+                uint32_t cp = tc_byte_to_cp(chunk[i]);
+                if (cp < 0x80) {
+                    d[k++] = (uint8_t)cp;
+                } else {
+                    d[k++] = (uint8_t)(0xC0 | cp >> 6);
+                    d[k++] = (uint8_t)(0x80 | (cp & 0x3F));
+                }
             }
+            sc->tmp.len = k;
             id = tc_vocab_find(&m->vocab, sc->tmp.data, sc->tmp.len);
         } else {
             id = tc_vocab_find(&m->vocab, chunk, len);
@@ -318,12 +329,16 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
         }
     }
 
-    /* untraced merges files look pairs up in the 8-byte table when it qualifies */
-    const tc_pair8 *p8 = merge_table8(tok, tr, rank_mode);
+    /* untraced merges files look pairs up in the 8-byte table when it qualifies. It is built on first use, so
+     * it is asked for only where a lookup follows: a long chunk the backtracking encoder takes never builds it
+     * (on cl100k, whose ignore_merges finds "warm" and " up" whole, a fresh handle's first 200,000 'x' paid
+     * the table's 2-3 ms for no lookup) */
+    const tc_pair8 *p8 = NULL;
 
     /* a short chunk of a byte-level file whose bytes all have ids (every byte its own symbol): the scan
      * straight from the bytes; any other chunk takes the symbols and the heap below */
-    if (p8 && len <= SCAN_MAX && tok->byte_level && !m->cont_prefix_len && !m->eow_suffix_len) {
+    if (len <= SCAN_MAX && tok->byte_level && !m->cont_prefix_len && !m->eow_suffix_len &&
+        (p8 = merge_table8(tok, tr, rank_mode)) != NULL) {
         uint32_t id[SCAN_MAX], st[SCAN_MAX];
         size_t i = 0;
         for (; i < len; i++) {
@@ -424,6 +439,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
     }
 
     /* 2. merge: lowest (rank, position) first */
+    if (!p8) p8 = merge_table8(tok, tr, rank_mode);
     sc->heap_n = 0;
     /* the first lookups are independent: start all their cache misses at once */
     if (p8)
