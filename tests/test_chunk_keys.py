@@ -3,7 +3,8 @@
 A chunk up to 16 bytes is hashed and compared as two words: its bytes, zero past its end (two loads
 masked by its length where 16 bytes can be read at its start, the bytes copied first near a text's
 end: a lone word is the second case, words joined in one text the first); the byte -> char pass skips eight ASCII bytes
-at a time between its checkpoints (every 64 bytes) and maps an all-ASCII text byte for byte. Each
+at a time between its checkpoints (every 64 bytes) and maps an all-ASCII text byte for byte; a cache
+hit whose tokens start and end on ASCII bytes takes its spans from the bytes without run_chunk. Each
 test warms one handle's cache first, so the second encode of every text is answered from it.
 """
 
@@ -91,3 +92,18 @@ def test_token_past_the_end_of_the_text(tmp_path):
         got = ours.encode(text, add_special_tokens=False)
         assert got.ids.tolist() == ref.ids, text
         assert [tuple(o) for o in got.offsets.tolist()] == ref.offsets, text
+
+
+def test_cached_spans_at_split_chars(qwen3_json, cl100k_json, gpt2_json):
+    """Chunks whose tokens split a multi-byte char (rare CJK, emoji, a combining mark: byte-level tokens
+    of part of a char get the char's span) next to chunks of ASCII tokens, cold and from the cache:
+    a hit takes its spans from its bytes only when every token starts and ends on an ASCII byte."""
+    rng = random.Random(11)
+    parts = ["the", " cat", "x", " 42", "(", ")", "  ", "\n", "\U00020000", "\U0001fae0", "a\U0001fae0b",
+             " \u9fa5\u9fa5", "e\u0301", "\u00e9t\u00e9", "\u4e2d\u6587", " \U0001f600!", "\u0e20\u0e32\u0e29\u0e32"]
+    texts = ["".join(rng.choice(parts) for _ in range(rng.randint(1, 12))) for _ in range(600)]
+    for path, label in ((qwen3_json, "qwen3"), (cl100k_json, "cl100k"), (gpt2_json, "gpt2 (trim_offsets)")):
+        ours, hf = pair(path)
+        for _ in range(2):          # the second round is answered from the cache
+            assert_same(ours, hf, texts, label=label)
+        assert_same(ours, hf, ["".join(texts)], label=label + " joined")

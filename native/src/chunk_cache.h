@@ -194,25 +194,14 @@ static TC_CC_INLINE const tc_ctok *tc_cc_key_get(const tc_chunk_cache *c, const 
     return tc_chunk_cache_get(c, mode, k, len, avail, q->h, ntoks);
 }
 
-/* A hint, no effect on any answer: entry 0 starts loading the slot a lookup of hash h reads
- * first, entry 1 the entry that slot names if its tag is h's (the slot should be loaded by then).
- * A caller walking many chunks issues both some chunks ahead, so the misses overlap. With entry 1,
- * returns 1 if the first slot's tag is h's (a hit is likely), else 0 (a miss is likely). */
-static inline int tc_chunk_cache_prefetch(const tc_chunk_cache *c, uint64_t h, int entry) {
-    size_t i = (size_t)h & c->mask;
-    if (!entry) {
+/* A hint, no effect on any answer: starts loading the slot a lookup of hash h reads first. A caller
+ * walking many chunks issues it ahead of tc_cc_key_ahead, so the misses of several chunks overlap. */
+static inline void tc_chunk_cache_prefetch(const tc_chunk_cache *c, uint64_t h) {
 #if defined(__GNUC__)
-        __builtin_prefetch(&c->slots[i]);
+    __builtin_prefetch(&c->slots[(size_t)h & c->mask]);
+#else
+    (void)c; (void)h;
 #endif
-        return 0;
-    }
-    /* relaxed: the word only names a line to fetch; the lookup itself loads it with acquire */
-    uint64_t w = atomic_load_explicit(&c->slots[i], memory_order_relaxed);
-    if (!w || (uint32_t)(w >> 32) != (uint32_t)(h >> 32)) return 0;
-#if defined(__GNUC__)
-    __builtin_prefetch(tc_cc_slot_entry(c, w));
-#endif
-    return 1;
 }
 
 /* Remembers a chunk's tokens (copied), unless the budget is spent or its probe run is full. */

@@ -292,7 +292,7 @@ static void key_pieces(const enc_ctx *c, const tc_piece *v, size_t m, const uint
         kb->ok[k] = !v[k].prefix_space && len <= CACHE_MAX_KEY;
         if (!kb->ok[k]) continue;
         tc_cc_key_make(&kb->k[k], mode, text + v[k].start, len, avail - v[k].start);
-        tc_chunk_cache_prefetch(c->cache, kb->k[k].h, 0);
+        tc_chunk_cache_prefetch(c->cache, kb->k[k].h);
     }
 }
 
@@ -304,6 +304,17 @@ static void read_slots(const enc_ctx *c, const tc_piece *v, size_t m, const uint
     }
 }
 
+/* A cache hit's tokens (chunk s[0..len)) all lie inside the chunk and start and end on ASCII bytes: an
+ * ASCII byte is a UTF-8 unit of its own, so seg_align gives each token its own bytes (a token that
+ * splits a character gets the character's span there: such a hit goes to run_chunk). */
+static inline int hit_spans(const uint8_t *s, size_t len, const tc_ctok *toks, size_t n) {
+    for (size_t t = 0; t < n; t++) {
+        uint32_t a = toks[t].start, b = toks[t].end;
+        if (a >= b || b > len || (s[a] | s[b - 1]) >= 0x80) return 0;
+    }
+    return 1;
+}
+
 /* Pass 3: each piece's tokens, from the cache or its encoder. An ids-only hit is pushed here with the
  * output's fields in locals (a store to the special flags may alias anything, so pushing through the
  * encoding reloaded them per chunk); everything else goes to run_chunk with the key's hash. */
@@ -312,6 +323,8 @@ static int lookup_pieces(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m,
     uint8_t mode = (uint8_t)c->rank_mode;
     const tc_chunk_cache *cache = c->cache;
     int ids_only = c->ids_only;
+    /* spans are byte positions shifted by base + off: no alignment (identity) and no trace */
+    int plain = !ids_only && !c->ns.align && !c->tr;
     tc_encoding *o = c->out;
     size_t on = o->n, cap = o->cap;
     uint32_t *ids = o->ids;
@@ -337,6 +350,26 @@ static int lookup_pieces(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m,
                 for (size_t t = 2; t < nhit; t++) {
                     ids[on + t] = hit[t].id;
                     sp[on + t] = 0;
+                }
+                on += nhit;
+                continue;
+            }
+            if (hit && plain && hit_spans(text + v[k].start, v[k].end - v[k].start, hit, nhit)) {
+                /* a hit whose tokens start and end on ASCII bytes of a segment without alignment: each
+                 * span is its bytes, shifted to the original text (run_chunk's seg_align, without the
+                 * call and the per-token tests) */
+                if (on + nhit > cap) {
+                    o->n = on;
+                    if (tc_encoding_reserve(o, on + nhit) != 0) return -1;
+                    cap = o->cap; ids = o->ids; sp = o->special;
+                }
+                uint32_t at = base + off + v[k].start;
+                uint32_t *offs = o->offsets + 2 * on;
+                for (size_t t = 0; t < nhit; t++) {
+                    ids[on + t] = hit[t].id;
+                    sp[on + t] = 0;   /* model output is never special */
+                    offs[2 * t] = at + hit[t].start;
+                    offs[2 * t + 1] = at + hit[t].end;
                 }
                 on += nhit;
                 continue;
