@@ -297,15 +297,7 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
             if (len > SIZE_MAX / 2 || tc_buf_reserve(&sc->tmp, 2 * len) != 0) return -1;
             uint8_t *d = sc->tmp.data;
             size_t k = 0;
-            for (size_t i = 0; i < len; i++) {
-                uint32_t cp = tc_byte_to_cp(chunk[i]);
-                if (cp < 0x80) {
-                    d[k++] = (uint8_t)cp;
-                } else {
-                    d[k++] = (uint8_t)(0xC0 | cp >> 6);
-                    d[k++] = (uint8_t)(0x80 | (cp & 0x3F));
-                }
-            }
+            for (size_t i = 0; i < len; i++) k += (size_t)tc_utf8_encode(tc_byte_to_cp(chunk[i]), d + k);
             sc->tmp.len = k;
             id = tc_vocab_find(&m->vocab, sc->tmp.data, sc->tmp.len);
         } else {
