@@ -23,6 +23,7 @@ UNITS = {
     "test_kestrel.c": ["kestrel.c", "greedy.c", "common.c"],
     "test_vocabbin.c": ["*"],   # compiles tokenizers: the whole engine
     "test_sampler.c": ["sampler.c", "logits.c", "platform.c", "common.c"],
+    "test_batch_cut.c": ["*"],   # loads a small tokenizer.json: the whole engine
 }
 
 FLAGS = {

@@ -1,4 +1,5 @@
-"""A batch's long texts cut at anchors for the engine's threads (app/core/split_batch.py) give each
+"""A batch's long texts cut at anchors for the engine's threads (native/src/batch_cut.c, with
+app/core/split_batch.py's arguments) give each
 text exactly its own encode: ids, character and byte offsets, special mask; the ids-only path its
 encode_ids. The pieces are made small here (SPLIT_MIN_BYTES down, PIECES_PER_THREAD up) so that generated texts of
 a few thousand characters are cut at dozens of anchors, including after whitespace runs that end in
@@ -64,8 +65,7 @@ def _check(tok: Tokenizer, seed: int, n_texts: int = 3) -> None:
     for _ in range(6):
         texts: list[str | bytes] = [_text(rng, rng.choice((3_000, 8_000)), added) for _ in range(n_texts)]
         texts.append(texts[0].encode("utf-8"))
-        plan = split_batch.plan(tok, texts, "bpe", 2)
-        assert plan is not None and len(plan.pieces) >= 4 * len(texts), "the texts were not cut"
+        assert split_batch.pieces(tok, texts, "bpe", 2) >= 4 * len(texts), "the texts were not cut"
         for special in (False, True):
             _same(tok, texts, special)
 
@@ -90,10 +90,9 @@ def test_one_long_text_is_shared_by_the_threads() -> None:
     to its own encode."""
     tok = Tokenizer.default()
     text = _text(random.Random(34), 1_200_000, [])
-    plan = split_batch.plan(tok, [text], "bpe", 2)
-    assert plan is not None and len(plan.pieces) == 4
+    assert split_batch.pieces(tok, [text], "bpe", 2) == 4
     _same(tok, [text], False)
-    assert split_batch.plan(tok, [text], "bpe", 1) is None
+    assert split_batch.pieces(tok, [text], "bpe", 1) == 0
 
 
 def test_what_is_not_cut(small_pieces: None) -> None:
@@ -103,7 +102,7 @@ def test_what_is_not_cut(small_pieces: None) -> None:
     no_anchor = "word " * 2_000
     bad_utf8 = b"abc\nDef " * 500 + b"\xff\n" + b"ghi\nJkl " * 500
     surrogate = "abc\nDef " * 500 + "\ud800" + "ghi\nJkl " * 500
-    assert split_batch.plan(tok, [no_anchor, bad_utf8, surrogate], "bpe", 2) is None
+    assert split_batch.pieces(tok, [no_anchor, bad_utf8], "bpe", 2) == 0
     _same(tok, [no_anchor, bad_utf8], False)
     for call in (tok.encode_batch_ids, tok.encode_batch):   # as encode_ids itself: str has no UTF-8 for it
         with pytest.raises(UnicodeEncodeError):
@@ -112,6 +111,6 @@ def test_what_is_not_cut(small_pieces: None) -> None:
         tok.encode_ids(surrogate, False)
     text = _text(random.Random(35), 8_000, [])
     q35 = Tokenizer.default("qwen3.5")
-    assert split_batch.plan(q35, [text], "bpe", 2) is None
-    assert split_batch.plan(tok, [text], "greedy", 2) is None
+    assert split_batch.pieces(q35, [text], "bpe", 2) == 0
+    assert split_batch.pieces(tok, [text], "greedy", 2) == 0
     _same(q35, [text], False)

@@ -14,9 +14,10 @@ So a long text cut at anchors c_1 < ... < c_m encodes, piece by piece, to its ow
 text[c_i:c_{i+1}] plus the stable character at c_{i+1} (the one character a match before c_{i+1}
 may look at), whose own tokens (that character encoded alone: from c_{i+1} on it is the whole
 remaining text of the piece) are dropped again. `Tokenizer.encode_batch` and `encode_batch_ids`
-cut a text that would otherwise keep one thread busy while the others idle (War and Peace alone:
-3.2 MB, one text) into pieces that the engine's threads share; tests/test_split_batch.py compares
-every result with the text's own encode.
+let the engine cut a text that would otherwise keep one thread busy while the others idle (War and
+Peace alone: 3.2 MB, one text) into pieces that its threads share (split_batch.py; the engine's
+native/src/batch_cut.c follows this module's rule, stable_at and anchor_from); tests/test_split_batch.py
+compares every result with the text's own encode.
 
 Does not: encode (tokenizer.py does), or call Qt.
 """
@@ -129,16 +130,3 @@ def anchor_from(data: bytes, start: int) -> int:
         if stable_at(data, nl + 1):
             return nl + 1
         i = nl + 1
-
-
-def cut_points(data: bytes, parts: int) -> list[int]:
-    """Up to parts - 1 anchors cutting data into pieces of about equal bytes (ascending, 0 < c <
-    len(data)); fewer where anchors are scarce (a text without one is not cut)."""
-    cuts: list[int] = []
-    for k in range(1, parts):
-        c = anchor_from(data, max(k * len(data) // parts, cuts[-1] if cuts else 0))
-        if c >= len(data):
-            break
-        if not cuts or c > cuts[-1]:
-            cuts.append(c)
-    return cuts

@@ -246,16 +246,8 @@ class Tokenizer:
         texts = list(texts)
         enc = self._encoder(encoder)
         want = requested_threads(texts, threads)
-        cut = split_batch.plan(self, texts, encoder, want)
-        if cut is not None:
-            try:
-                raws = self._handle.encode_batch(cut.pieces, add_special_tokens, enc, min(want, len(cut.pieces)))
-            except TokenizerError:
-                cut = None   # the whole texts again: the error names the caller's text
-            else:
-                encs = [Encoding.from_native(raw, self) for raw in raws]
-                return split_batch.join_encodings(self, cut, encs, texts, add_special_tokens, encoder)
-        raws = self._handle.encode_batch(texts, add_special_tokens, enc, min(want, max(1, len(texts))))
+        raws = self._handle.encode_batch(texts, add_special_tokens, enc, want, False,
+                                         *split_batch.cut_args(self, encoder, want))
         return [Encoding.from_native(raw, self, self._surface(t, add_special_tokens, encoder))
                 for t, raw in zip(texts, raws)]
 
@@ -266,16 +258,8 @@ class Tokenizer:
         texts = list(texts)
         enc = self._encoder(encoder)
         want = requested_threads(texts, threads)
-        cut = split_batch.plan(self, texts, encoder, want)
-        if cut is not None:
-            try:
-                ids, counts = self._handle.encode_batch(cut.pieces, add_special_tokens, enc,
-                                                        min(want, len(cut.pieces)), True)
-            except TokenizerError:
-                cut = None   # the whole texts again: the error names the caller's text
-            else:
-                return split_batch.join_ids(self, cut, split_ids(ids, counts), texts, add_special_tokens, encoder)
-        ids, counts = self._handle.encode_batch(texts, add_special_tokens, enc, min(want, max(1, len(texts))), True)
+        ids, counts = self._handle.encode_batch(texts, add_special_tokens, enc, want, True,
+                                                *split_batch.cut_args(self, encoder, want))
         return split_ids(ids, counts)
 
     def _surface(self, text: str | bytes, add_special_tokens: bool,
@@ -312,7 +296,7 @@ PARALLEL_MIN_BYTES = 1 << 18   # below this a batch runs on one thread: starting
 
 def requested_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
     """The threads a batch may use (threads=None: every core when the batch is large), before a
-    batch of fewer texts than that has its long texts cut (split_batch.py)."""
+    batch of fewer texts than that has its long texts cut (split_batch.py, the engine's batch_cut.c)."""
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, not {threads!r}")

@@ -379,15 +379,20 @@ static PyObject *batch_ids_tuple(const tc_encoding *es, Py_ssize_t n) {
     return Py_BuildValue("(NN)", ids, counts);
 }
 
-/* encode_batch(list, add_special, encoder, threads=1, ids_only=False): all texts encoded with the GIL
- * released, on `threads` native threads over this handle (tc_encode_batch). Full: a list of
- * (ids, offsets, char_offsets, special) tuples; ids_only: batch_ids_tuple. */
+/* encode_batch(list, add_special, encoder, threads=1, ids_only=False, cut_min=0, cut_per_thread=2): all
+ * texts encoded with the GIL released, on `threads` native threads over this handle; with cut_min > 0
+ * (the caller found the pipeline local at anchors) long texts are cut at anchors and their pieces shared
+ * by the threads (tc_encode_batch_cut). Full: a list of (ids, offsets, char_offsets, special) tuples;
+ * ids_only: batch_ids_tuple. */
 static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     PyObject *seq;
     int add_special = 1, ids_only = 0;
     const char *encname = NULL;
     unsigned int threads = 1;
-    if (!PyArg_ParseTuple(args, "O|pzIp", &seq, &add_special, &encname, &threads, &ids_only)) return NULL;
+    Py_ssize_t cut_min = 0, cut_per_thread = 2;
+    if (!PyArg_ParseTuple(args, "O|pzIpnn", &seq, &add_special, &encname, &threads, &ids_only, &cut_min,
+                          &cut_per_thread)) return NULL;
+    if (cut_min < 0 || cut_per_thread < 1) return PyErr_Format(PyExc_ValueError, "cut_min >= 0 and cut_per_thread >= 1");
     tc_encoder enc;
     if (parse_encoder(encname, &enc) != 0) return NULL;
     PyObject *fast = PySequence_Fast(seq, "encode_batch expects a sequence of str or bytes");
@@ -397,21 +402,40 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     tc_encoding *es = PyMem_Calloc((size_t)(n ? n : 1), sizeof *es);
     const uint8_t **ptrs = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ptrs);
     size_t *lens = PyMem_Calloc((size_t)(n ? n : 1), sizeof *lens);
+    uint8_t *is_str = PyMem_Calloc((size_t)(n ? n : 1), 1);   /* a str's UTF-8 is well-formed */
+    tc_cut_piece *ps = NULL;
+    size_t np = 0, nscratch = 0;
+    tc_encoding *scratch = NULL;
     PyObject *res = NULL;
     Py_ssize_t got = 0;
-    if (!ts || !es || !ptrs || !lens) { PyErr_NoMemory(); goto out; }
+    if (!ts || !es || !ptrs || !lens || !is_str) { PyErr_NoMemory(); goto out; }
     for (Py_ssize_t i = 0; i < n && self->nspare; i++) take_spare(self, &es[i]);
     for (; got < n; got++) {
-        if (get_text(PySequence_Fast_GET_ITEM(fast, got), &ts[got]) != 0) goto out;
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, got);
+        if (get_text(item, &ts[got]) != 0) goto out;
         ptrs[got] = ts[got].p;
         lens[got] = ts[got].n;
+        is_str[got] = PyUnicode_Check(item) ? 1 : 0;
     }
     tc_error err = {0};
     size_t failed = 0;
-    int r;
+    int r = TC_OK;
     Py_BEGIN_ALLOW_THREADS
-    r = tc_encode_batch(self->tok, ptrs, lens, (size_t)n, add_special, enc, ids_only ? TC_ENCODE_IDS_ONLY : 0u,
-                        threads, es, &failed, &err);
+    if (tc_cut_plan(ptrs, lens, is_str, (size_t)n, threads, (size_t)cut_min, (size_t)cut_per_thread, &ps, &np) != 0)
+        r = tc_error_set(&err, TC_ERR_NOMEM, "encode_batch: out of memory");
+    Py_END_ALLOW_THREADS
+    if (r != TC_OK) { raise_tc(&err); goto out; }
+    /* the pieces after each text's first and the tails get the handle's spares too (fresh ones were
+     * page-faulted in on every call: War and Peace with offsets on two threads, 17 ms against 13) */
+    nscratch = tc_cut_scratch(ps, np);
+    if (nscratch) {
+        scratch = PyMem_Calloc(nscratch, sizeof *scratch);
+        if (!scratch) { nscratch = 0; PyErr_NoMemory(); goto out; }
+        for (size_t k = 0; k < nscratch && self->nspare; k++) take_spare(self, &scratch[k]);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    r = tc_encode_batch_cut(self->tok, ptrs, lens, (size_t)n, ps, np, add_special, enc,
+                            ids_only ? TC_ENCODE_IDS_ONLY : 0u, threads, es, scratch, nscratch, &failed, &err);
     Py_END_ALLOW_THREADS
     if (r != TC_OK) { raise_tc(&err); note_text_index(failed); goto out; }
     if (ids_only) { res = batch_ids_tuple(es, n); goto out; }
@@ -429,6 +453,54 @@ out:
     PyMem_Free(es);
     PyMem_Free(ptrs);
     PyMem_Free(lens);
+    PyMem_Free(is_str);
+    for (size_t k = 0; k < nscratch; k++) give_spare(self, &scratch[k]);
+    PyMem_Free(scratch);
+    free(ps);
+    Py_DECREF(fast);
+    return res;
+}
+
+/* cut_pieces(texts, threads, cut_min, cut_per_thread) -> how many pieces encode_batch would encode with
+ * these arguments (0: no text is cut): tc_cut_plan, for tests and the benchmark's report. */
+static PyObject *mod_cut_pieces(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *seq;
+    unsigned int threads;
+    Py_ssize_t cut_min, cut_per_thread;
+    if (!PyArg_ParseTuple(args, "OInn", &seq, &threads, &cut_min, &cut_per_thread)) return NULL;
+    if (cut_min < 0 || cut_per_thread < 1) return PyErr_Format(PyExc_ValueError, "cut_min >= 0 and cut_per_thread >= 1");
+    PyObject *fast = PySequence_Fast(seq, "cut_pieces expects a sequence of str or bytes");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    text_arg *ts = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ts);
+    const uint8_t **ptrs = PyMem_Calloc((size_t)(n ? n : 1), sizeof *ptrs);
+    size_t *lens = PyMem_Calloc((size_t)(n ? n : 1), sizeof *lens);
+    uint8_t *is_str = PyMem_Calloc((size_t)(n ? n : 1), 1);
+    PyObject *res = NULL;
+    Py_ssize_t got = 0;
+    if (!ts || !ptrs || !lens || !is_str) { PyErr_NoMemory(); goto out; }
+    for (; got < n; got++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, got);
+        if (get_text(item, &ts[got]) != 0) goto out;
+        ptrs[got] = ts[got].p;
+        lens[got] = ts[got].n;
+        is_str[got] = PyUnicode_Check(item) ? 1 : 0;
+    }
+    tc_cut_piece *ps = NULL;
+    size_t np = 0;
+    if (tc_cut_plan(ptrs, lens, is_str, (size_t)n, threads, (size_t)cut_min, (size_t)cut_per_thread, &ps, &np) != 0) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    free(ps);
+    res = PyLong_FromSize_t(np);
+out:
+    for (Py_ssize_t i = 0; i < got; i++) release_text(&ts[i]);
+    PyMem_Free(ts);
+    PyMem_Free(ptrs);
+    PyMem_Free(lens);
+    PyMem_Free(is_str);
     Py_DECREF(fast);
     return res;
 }
@@ -643,7 +715,7 @@ static PyMethodDef Tok_methods[] = {
     {"is_prepared", (PyCFunction)Tok_is_prepared, METH_VARARGS, "is_prepared(encoder) -> bool"},
     {"merge_table_slot_bytes", (PyCFunction)Tok_merge_table_slot_bytes, METH_NOARGS, "8 or 16: the merges table an untraced encode reads (0: none)"},
     {"encode_ids", (PyCFunction)Tok_encode_ids, METH_VARARGS, "encode_ids(text, add_special_tokens, encoder) -> ids as uint32 bytes (no offsets computed)"},
-    {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens, encoder, threads=1, ids_only=False) -> list of tuples, or ids_only: (ids uint32 bytes, counts uint64 bytes)"},
+    {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens, encoder, threads=1, ids_only=False, cut_min=0, cut_per_thread=2) -> list of tuples, or ids_only: (ids uint32 bytes, counts uint64 bytes)"},
     {"trace", (PyCFunction)Tok_trace, METH_VARARGS, "trace(text, add_special_tokens) -> dict"},
     {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},
     {"id_to_token", (PyCFunction)Tok_id_to_token, METH_VARARGS, "stored token string or None"},
@@ -1197,6 +1269,7 @@ static PyMethodDef mod_methods[] = {
     {"unicode_script", mod_unicode_script, METH_VARARGS, "unicode_script(cp) -> script name in HF's UnicodeScripts table"},
     {"find_all", mod_find_all, METH_VARARGS, "find_all(pattern, subject, fast=False, rust=False, block=0) -> list of (start, end) byte spans"},
     {"load", mod_load, METH_VARARGS, "load(path, kind, preset, merges_path=None) -> Handle"},
+    {"cut_pieces", mod_cut_pieces, METH_VARARGS, "cut_pieces(texts, threads, cut_min, cut_per_thread) -> pieces encode_batch would encode (0: none cut)"},
     {"load_hf_cached", mod_load_hf_cached, METH_VARARGS,
      "load_hf_cached(data, sha256, cache_path) -> (Handle, hit, new_cache bytes or None)"},
     {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},

@@ -6,7 +6,8 @@
  * ids and offsets are exactly each text's own). The threads come from
  * platform.c (pthreads / Win32); the calling thread is one of the workers.
  * Does not: split a text (a 10 MB text is one worker's job while the
- * others drain the rest), hold any lock (a handle is immutable after load;
+ * others drain the rest; batch_cut.c cuts long texts at anchors and hands
+ * their pieces to tc_batch_into), hold any lock (a handle is immutable after load;
  * its chunk cache and lazy indexes are lock-free), or prepare encoders (the
  * caller does, before sharing the handle).
  *
@@ -33,6 +34,7 @@ typedef struct batch_shared {
     tc_encoder encoder;
     unsigned flags;
     tc_encoding *outs;
+    tc_encoding *const *dsts;    /* dsts[i]: where text i goes (NULL: outs + i; batch_cut.c's pieces) */
     const size_t *order;         /* order[k]: the k-th index to hand out (NULL: 0, 1, 2 ...) */
     atomic_size_t next;          /* the next position in `order` to take */
     atomic_size_t min_fail;      /* the lowest index that failed so far (SIZE_MAX: none) */
@@ -70,7 +72,7 @@ static void batch_work(void *arg) {
         const uint8_t *t = sh->texts[i] ? sh->texts[i] : (const uint8_t *)"";
         tc_error e = {0};
         int r = tc_encode_flags(sh->tok, t, sh->texts[i] ? sh->lens[i] : 0, sh->add_special_tokens, sh->encoder,
-                                sh->flags, &sh->outs[i], NULL, &e);
+                                sh->flags, sh->dsts ? sh->dsts[i] : &sh->outs[i], NULL, &e);
         if (r != TC_OK) {
             if (!w->failed || i < w->fail_index) {
                 w->failed = 1;
@@ -113,6 +115,12 @@ int tc_encode_batch(const tc_tokenizer *tok, const uint8_t *const *texts, const 
                     int add_special_tokens, tc_encoder encoder, unsigned flags, unsigned threads,
                     tc_encoding *outs, size_t *failed, tc_error *err) {
     if (!tok || (n && (!texts || !lens || !outs))) return tc_error_set(err, TC_ERR_ARG, "encode_batch: null argument");
+    return tc_batch_into(tok, texts, lens, n, add_special_tokens, encoder, flags, threads, outs, NULL, failed, err);
+}
+
+int tc_batch_into(const tc_tokenizer *tok, const uint8_t *const *texts, const size_t *lens, size_t n,
+                  int add_special_tokens, tc_encoder encoder, unsigned flags, unsigned threads,
+                  tc_encoding *outs, tc_encoding *const *dsts, size_t *failed, tc_error *err) {
     if (n == 0) return TC_OK;
     for (size_t i = 0; i < n; i++)
         if (!texts[i] && lens[i]) return tc_error_set(err, TC_ERR_ARG, "encode_batch: text %zu is NULL with %zu bytes", i, lens[i]);
@@ -122,6 +130,7 @@ int tc_encode_batch(const tc_tokenizer *tok, const uint8_t *const *texts, const 
     batch_shared sh;
     sh.tok = tok; sh.texts = texts; sh.lens = lens; sh.n = n;
     sh.add_special_tokens = add_special_tokens; sh.encoder = encoder; sh.flags = flags; sh.outs = outs;
+    sh.dsts = dsts;
     sh.order = NULL;
     atomic_init(&sh.next, 0);
     atomic_init(&sh.min_fail, SIZE_MAX);

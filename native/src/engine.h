@@ -355,6 +355,11 @@ int tc_encoding_reserve(tc_encoding *e, size_t need);
 /* Grows ids and special alone (ids-only encodes); offsets follow on the next tc_encoding_reserve. */
 int tc_encoding_reserve_ids(tc_encoding *e, size_t need);
 
+/* batch.c: tc_encode_batch whose text i goes to dsts[i] (dsts NULL: outs + i; outs may then be NULL) */
+int tc_batch_into(const tc_tokenizer *tok, const uint8_t *const *texts, const size_t *lens, size_t n,
+                  int add_special_tokens, tc_encoder encoder, unsigned flags, unsigned threads,
+                  tc_encoding *outs, tc_encoding *const *dsts, size_t *failed, tc_error *err);
+
 /* tokenizer.c */
 tc_tokenizer *tc_tokenizer_new(void);
 int tc_tokenizer_finish(tc_tokenizer *tok, tc_error *err); /* builds byte ids, indexes */

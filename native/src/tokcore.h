@@ -306,6 +306,50 @@ int tc_encode_batch(const tc_tokenizer *tok, const uint8_t *const *texts, const 
                     int add_special_tokens, tc_encoder encoder, unsigned flags, unsigned threads,
                     tc_encoding *outs, size_t *failed, tc_error *err);
 
+/* ---- long texts shared by the threads (batch_cut.c) ---------------------
+
+   An anchor is a byte position p of a text where text[p-1] is '\n' and the
+   character at p is stable: an ASCII letter or U+4E00-U+9FFF. For pipelines
+   local at anchors (the caller checks: tokinspect.core.anchors), a text cut
+   at anchors encodes piece by piece to its own tokens when each piece also
+   carries the stable character after its cut (its "tail"), whose own tokens
+   are dropped again. */
+typedef struct tc_cut_piece {
+    size_t text;     /* the caller's index of the text */
+    size_t start;    /* the piece's first byte in its text */
+    size_t keep;     /* bytes kept: up to the next cut (or the text's end) */
+    size_t tail;     /* bytes of the stable character after the cut (0: the text's last piece) */
+} tc_cut_piece;
+
+/* The pieces of a batch for `threads` threads: each text of at least twice
+ * target = max(min_piece, total bytes / (threads * per_thread) + 1) bytes
+ * that is valid UTF-8 (utf8_ok[i] nonzero: known to be, e.g. a Python str;
+ * utf8_ok NULL: every text is checked) is cut at anchors near every target
+ * bytes; the others are one piece each. *out (malloc'd, the caller frees) and
+ * *npieces are set; *out is NULL and *npieces 0 when no text is cut, or when
+ * threads < 2 or min_piece is 0. Returns -1 on OOM (*out NULL). */
+int tc_cut_plan(const uint8_t *const *texts, const size_t *lens, const uint8_t *utf8_ok, size_t n, unsigned threads,
+                size_t min_piece, size_t per_thread, tc_cut_piece **out, size_t *npieces);
+
+/* The encodings tc_encode_batch_cut needs besides outs for these pieces: one
+ * per piece that is not its text's first, one per tail. */
+size_t tc_cut_scratch(const tc_cut_piece *ps, size_t np);
+
+/* tc_encode_batch over the pieces of tc_cut_plan (ps NULL: the texts whole),
+ * shared by the threads; outs[i] is still text i's whole encoding, equal to
+ * its own encode (each join is checked: a piece whose tail tokens are not the
+ * tail's own, or whose kept tokens do not end at the cut, makes that text be
+ * encoded whole). The pipeline must be local at anchors (the caller's check).
+ * scratch: nscratch caller-owned encodings (zeroed or reused, as outs) for
+ * the pieces after each text's first and the tails; fewer than
+ * tc_cut_scratch's count (or NULL): the call makes and frees its own. A
+ * failed piece makes the whole batch run again uncut, so the error is
+ * tc_encode_batch's, naming the caller's index. */
+int tc_encode_batch_cut(const tc_tokenizer *tok, const uint8_t *const *texts, const size_t *lens, size_t n,
+                        const tc_cut_piece *ps, size_t np, int add_special_tokens, tc_encoder encoder, unsigned flags,
+                        unsigned threads, tc_encoding *outs, tc_encoding *scratch, size_t nscratch, size_t *failed,
+                        tc_error *err);
+
 void tc_encoding_free(tc_encoding *enc);
 void tc_trace_free(tc_trace *tr);
 

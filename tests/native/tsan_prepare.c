@@ -17,7 +17,8 @@
  * text is also encoded ids-only (TC_ENCODE_IDS_ONLY), and each thread then
  * runs tc_encode_batch with BATCH_THREADS native threads of its own over
  * the same handle (platform.c's threads), full and ids-only: all must give
- * the reference ids. Half the threads start by looking every token up by
+ * the reference ids, and cuts one long text of them into pieces for those
+ * threads (batch_cut.c), which must join to its own encode. Half the threads start by looking every token up by
  * its string (tc_token_to_id), the others do it after encoding: on a
  * fresh vocab.bin handle the first lookup builds the string index
  * (vocab.c), so the threads race to build it while others encode.
@@ -100,6 +101,44 @@ static int batch_wrong(const tc_tokenizer *tok, int enc, unsigned flags, const r
     return wrong;
 }
 
+/* One long text (every text, joined by lines that start with letters and 人: anchors) cut into
+ * pieces for BATCH_THREADS threads (tc_cut_plan, tc_encode_batch_cut): the pieces and their tails
+ * share the handle's cache and are joined; the result must be the text's own encode. */
+static int cut_wrong(const tc_tokenizer *tok, int enc, unsigned flags) {
+    enum { LINES = 40 };
+    size_t cap = 0;
+    for (size_t i = 0; i < NTEXTS; i++) cap += strlen(TEXTS[i]) + 8;
+    char *text = malloc(cap * LINES);
+    if (!text) return 1;
+    size_t len = 0;
+    for (size_t k = 0; k < LINES * NTEXTS; k++) {
+        const char *t = TEXTS[k % NTEXTS];
+        memcpy(text + len, t, strlen(t));
+        len += strlen(t);
+        memcpy(text + len, k % 3 ? "\nThe " : "\n\xE4\xBA\xBA", k % 3 ? 5 : 4);
+        len += k % 3 ? 5 : 4;
+    }
+    const uint8_t *texts[1] = {(const uint8_t *)text};
+    size_t lens[1] = {len};
+    tc_cut_piece *ps = NULL;
+    size_t np = 0;
+    tc_encoding out, want;
+    memset(&out, 0, sizeof out);
+    memset(&want, 0, sizeof want);
+    tc_error err = {0};
+    int wrong = tc_cut_plan(texts, lens, NULL, 1, BATCH_THREADS, 16, 4, &ps, &np) != 0 || np < 4;
+    if (!wrong && (tc_encode_batch_cut(tok, texts, lens, 1, ps, np, 0, (tc_encoder)enc, flags, BATCH_THREADS, &out,
+                                       NULL, 0, NULL, &err) != TC_OK ||
+                   tc_encode_flags(tok, texts[0], len, 0, (tc_encoder)enc, flags, &want, NULL, &err) != TC_OK ||
+                   out.n != want.n || memcmp(out.ids, want.ids, out.n * sizeof *out.ids) != 0))
+        wrong = 1;
+    tc_encoding_free(&out);
+    tc_encoding_free(&want);
+    free(ps);
+    free(text);
+    return wrong;
+}
+
 /* Every token looked up by its string; wrong answers counted. */
 static int lookups_wrong(const tc_tokenizer *tok, const ref *want) {
     int wrong = 0;
@@ -132,6 +171,8 @@ static void *worker(void *arg) {
         }
         j->wrong += batch_wrong(j->tok, enc, 0, j->want);
         j->wrong += batch_wrong(j->tok, enc, TC_ENCODE_IDS_ONLY, j->want);
+        j->wrong += cut_wrong(j->tok, enc, 0);
+        j->wrong += cut_wrong(j->tok, enc, TC_ENCODE_IDS_ONLY);
     }
     if (j->first % 2 == 1) j->wrong += lookups_wrong(j->tok, j->want);
     tc_encoding_free(&e);
