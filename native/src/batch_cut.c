@@ -109,7 +109,9 @@ int tc_cut_plan(const uint8_t *const *texts, const size_t *lens, const uint8_t *
     int any = 0;
     for (size_t i = 0; i < n; i++) {
         int cut = 0;
-        if (lens[i] / 2 >= target && texts[i] && ((utf8_ok && utf8_ok[i]) || utf8_valid(texts[i], lens[i]))) {
+        /* a text above the engine's limit stays whole, so that its own encode refuses it as with one thread */
+        if (lens[i] / 2 >= target && lens[i] <= TC_MAX_INPUT_BYTES && texts[i] &&
+            ((utf8_ok && utf8_ok[i]) || utf8_valid(texts[i], lens[i]))) {
             size_t before = np;
             cut = cut_text(texts[i], lens[i], i, target, &ps, &np, &cap);
             if (cut < 0) { free(ps); return -1; }
@@ -240,8 +242,8 @@ int tc_encode_batch_cut(const tc_tokenizer *tok, const uint8_t *const *texts, co
             p->keep > lens[p->text] - at || (last ? p->tail != 0 || at + p->keep != lens[p->text]
                                                  : p->tail > lens[p->text] - at - p->keep))
             return tc_error_set(err, TC_ERR_ARG, "encode_batch: piece %zu does not fit its text", j);
-        /* offsets are uint32: a text of 4 GiB or more is never cut (its own encode refuses it alike) */
-        if (!first && (!texts[p->text] || lens[p->text] > UINT32_MAX))
+        /* a text above the engine's limit is never cut (tc_cut_plan leaves it whole; its own encode refuses it) */
+        if (!first && (!texts[p->text] || lens[p->text] > TC_MAX_INPUT_BYTES))
             return tc_error_set(err, TC_ERR_ARG, "encode_batch: text %zu cannot be cut", p->text);
     }
     if (ps[np - 1].text + 1 != n) return tc_error_set(err, TC_ERR_ARG, "encode_batch: the pieces miss a text");

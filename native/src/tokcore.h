@@ -322,8 +322,9 @@ typedef struct tc_cut_piece {
 } tc_cut_piece;
 
 /* The pieces of a batch for `threads` threads: each text of at least twice
- * target = max(min_piece, total bytes / (threads * per_thread) + 1) bytes
- * that is valid UTF-8 (utf8_ok[i] nonzero: known to be, e.g. a Python str;
+ * target = max(min_piece, total bytes / (threads * per_thread) + 1) bytes,
+ * at most TC_MAX_INPUT_BYTES (a longer one stays whole, for its own encode
+ * to refuse), that is valid UTF-8 (utf8_ok[i] nonzero: known to be, e.g. a Python str;
  * utf8_ok NULL: every text is checked) is cut at anchors near every target
  * bytes; the others are one piece each. *out (malloc'd, the caller frees) and
  * *npieces are set; *out is NULL and *npieces 0 when no text is cut, or when

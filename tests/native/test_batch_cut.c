@@ -13,9 +13,11 @@
  *       tests/native/test_batch_cut.c native/src/ALL.c -lm -o /tmp/test_batch_cut
  * Prints "N passed, M failed"; exit status nonzero on any failure.
  */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "tokcore.h"
 #include "unit_check.h"
@@ -112,6 +114,27 @@ static void test_plan(void) {
     free(b);
 }
 
+/* A text above TC_MAX_INPUT_BYTES is not cut (its own encode refuses it: cut, its pieces would pass, and
+ * two threads would accept what one refuses). Untouched pages of an anonymous mapping read as zeros; the
+ * plan must not read the text at all, so only the anchors' two pages are ever touched. */
+static void test_plan_limit(void) {
+    size_t len = (size_t)TC_MAX_INPUT_BYTES + 2;
+    uint8_t *big = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(big != MAP_FAILED);
+    if (big == MAP_FAILED) return;
+    for (size_t at = len / 4; at < len; at += len / 4) { big[at] = '\n'; big[at + 1] = 'A'; }
+    const uint8_t *texts[1] = {big};
+    size_t lens[1] = {len};
+    const uint8_t ok1[1] = {1};
+    tc_cut_piece *ps = NULL;
+    size_t np = 0;
+    CHECK(tc_cut_plan(texts, lens, ok1, 1, 2, 64, 2, &ps, &np) == 0 && !ps && np == 0);
+    lens[0] = TC_MAX_INPUT_BYTES;   /* at the limit: cut */
+    CHECK(tc_cut_plan(texts, lens, ok1, 1, 2, 64, 2, &ps, &np) == 0 && ps && np > 1);
+    free(ps);
+    munmap(big, len);
+}
+
 /* The batch (one cut text, one whole) through tc_encode_batch_cut, against each text's own encode. */
 static void check_batch(tc_tokenizer *tok, unsigned flags) {
     size_t la, lb;
@@ -159,6 +182,7 @@ static void check_batch(tc_tokenizer *tok, unsigned flags) {
 
 int main(void) {
     test_plan();
+    test_plan_limit();
     for (int merge = 0; merge < 2; merge++) {
         tc_tokenizer *tok = load(merge);
         check_batch(tok, 0);
