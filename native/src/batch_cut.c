@@ -59,7 +59,8 @@ static int utf8_valid(const uint8_t *s, size_t len) {
     return 1;
 }
 
-/* Appends text i's pieces (cuts near every `target` bytes) to *out; returns the count or -1 on OOM. */
+/* Appends text i's pieces (cuts near every `target` bytes) to *out; returns 1 when it was cut, 0 when it has
+ * no anchor there (the caller drops the one piece appended), -1 on OOM. */
 static int cut_text(const uint8_t *s, size_t len, size_t i, size_t target, tc_cut_piece **out, size_t *n,
                     size_t *cap) {
     size_t parts = (len + target / 2) / target;
