@@ -271,6 +271,21 @@ static int get_text(PyObject *o, text_arg *t) {
 
 static void release_text(text_arg *t) { if (t->has_buf) PyBuffer_Release(&t->buf); }
 
+/* Each item of a PySequence_Fast of texts as a text_arg, its bytes and length, and whether it is a str
+ * (a str's UTF-8 is well-formed); *got counts those taken (the caller releases them). -1 on an error. */
+static int get_texts(PyObject *fast, Py_ssize_t n, text_arg *ts, const uint8_t **ptrs, size_t *lens,
+                     uint8_t *is_str, Py_ssize_t *got) {
+    for (; *got < n; (*got)++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, *got);
+        if (get_text(item, &ts[*got]) != 0) return -1;
+        ptrs[*got] = ts[*got].p;
+        lens[*got] = ts[*got].n;
+        is_str[*got] = PyUnicode_Check(item) ? 1 : 0;
+    }
+    return 0;
+}
+
+
 static PyObject *encoding_tuple(const tc_encoding *e) {
     PyObject *ids = PyBytes_FromStringAndSize((const char *)e->ids, (Py_ssize_t)(e->n * 4));
     PyObject *off = PyBytes_FromStringAndSize((const char *)e->offsets, (Py_ssize_t)(e->n * 8));
@@ -410,13 +425,7 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     Py_ssize_t got = 0;
     if (!ts || !es || !ptrs || !lens || !is_str) { PyErr_NoMemory(); goto out; }
     for (Py_ssize_t i = 0; i < n && self->nspare; i++) take_spare(self, &es[i]);
-    for (; got < n; got++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(fast, got);
-        if (get_text(item, &ts[got]) != 0) goto out;
-        ptrs[got] = ts[got].p;
-        lens[got] = ts[got].n;
-        is_str[got] = PyUnicode_Check(item) ? 1 : 0;
-    }
+    if (get_texts(fast, n, ts, ptrs, lens, is_str, &got) != 0) goto out;
     tc_error err = {0};
     size_t failed = 0;
     int r = TC_OK;
@@ -480,13 +489,7 @@ static PyObject *mod_cut_pieces(PyObject *mod, PyObject *args) {
     PyObject *res = NULL;
     Py_ssize_t got = 0;
     if (!ts || !ptrs || !lens || !is_str) { PyErr_NoMemory(); goto out; }
-    for (; got < n; got++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(fast, got);
-        if (get_text(item, &ts[got]) != 0) goto out;
-        ptrs[got] = ts[got].p;
-        lens[got] = ts[got].n;
-        is_str[got] = PyUnicode_Check(item) ? 1 : 0;
-    }
+    if (get_texts(fast, n, ts, ptrs, lens, is_str, &got) != 0) goto out;
     tc_cut_piece *ps = NULL;
     size_t np = 0;
     if (tc_cut_plan(ptrs, lens, is_str, (size_t)n, threads, (size_t)cut_min, (size_t)cut_per_thread, &ps, &np) != 0) {
