@@ -8,6 +8,7 @@ import sys
 import threading
 
 import numpy as np
+import pytest
 
 from conftest import pair
 from corpus import random_texts
@@ -62,6 +63,42 @@ def test_decode():
     assert tok.decode(ids, skip_special_tokens=True) == "user\nhi"
     assert tok.decode([99, 10**9, -1]) == tok.decode([99])        # unknown ids are skipped, as HF
     assert tok.decode([16144]) == "\ufffd" or len(tok.decode_bytes([16144])) >= 1
+
+
+# Every decoder HF chains, each alone and after Strip, on a vocabulary whose first token is "".
+EMPTY_TOKEN_DECODERS = [
+    {"type": "Strip", "content": " ", "start": 2, "stop": 0},   # stop > 0 on "" panics in HF (strip.rs)
+    {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+    {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+    {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+    {"type": "Fuse"},
+    {"type": "ByteFallback"},
+    {"type": "WordPiece", "prefix": "##", "cleanup": True},
+    {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True},
+    {"type": "BPEDecoder", "suffix": "</w>"},
+]
+
+
+@pytest.mark.parametrize("step", EMPTY_TOKEN_DECODERS, ids=lambda d: d["type"])
+def test_decode_chain_of_empty_tokens_equals_hf(step: dict, tmp_path) -> None:
+    """Regression (fuzz_gguf, UBSan): a chain whose tokens were all "" read a token's start from the
+    list's never-allocated pool (NULL + 0). Every decoder, alone and after Strip, equals HF on lists
+    of empty tokens, with and without text around them."""
+    from tokenizers import Tokenizer as HF
+
+    for chain in ([{"type": "Strip", "content": " ", "start": 1, "stop": 0}, step],
+                  [step, {"type": "Strip", "content": "a", "start": 1, "stop": 0}]):
+        doc = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+               "pre_tokenizer": None, "post_processor": None,
+               "decoder": {"type": "Sequence", "decoders": chain},
+               "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                         "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                         "vocab": {"": 0, "a": 1, "\u2581b": 2, "<0x41>": 3}, "merges": []}}
+        path = tmp_path / "tokenizer.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        ours, ref = Tokenizer.from_file(str(path)), HF.from_file(str(path))
+        for ids in ([0], [0, 0, 0], [0, 1, 0], [2, 0, 3], [0, 3, 0, 2]):
+            assert ours.decode(ids) == ref.decode(ids), (chain, ids)
 
 
 def test_trace_replays_to_the_encoding():

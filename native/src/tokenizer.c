@@ -444,6 +444,13 @@ static int tl_begin(toklist *t) {
 
 static inline void tl_end(toklist *t) { t->len[t->n - 1] = t->pool.len - t->off[t->n - 1]; }
 
+/* The list's bytes: never NULL, so a token's start is a valid pointer even
+ * when every token so far is empty and the pool was never allocated
+ * (pointer arithmetic on NULL is undefined, even with offset 0). */
+static inline const uint8_t *tl_bytes(const toklist *t) {
+    return t->pool.data ? t->pool.data : (const uint8_t *)"";
+}
+
 static int tl_push(toklist *t, const void *s, size_t n) {
     if (tl_begin(t) != 0 || (n && tc_buf_append(&t->pool, s, n) != 0)) return -1;
     tl_end(t);
@@ -524,7 +531,7 @@ static int wordpiece_cleanup(tc_buf *s, tc_buf *tmp) {
 /* WordPiece, CTC, BPEDecoder (decoders/wordpiece.rs, ctc.rs, bpe.rs;
  * tokenizers 0.23.3), token by token. */
 static int dec_word_step(const tc_dec_step *d, const toklist *in, toklist *out) {
-    const uint8_t *P = in->pool.data;
+    const uint8_t *P = tl_bytes(in);
     tc_buf cur = {0}, tmp = {0};
     int r = 0;
     for (size_t i = 0; i < in->n && r == 0; i++) {
@@ -565,7 +572,7 @@ static int dec_word_step(const tc_dec_step *d, const toklist *in, toklist *out) 
 
 /* One decoder step: in -> out (out is empty). */
 static int dec_step(const tc_dec_step *d, const toklist *in, toklist *out) {
-    const uint8_t *P = in->pool.data;
+    const uint8_t *P = tl_bytes(in);
     int r = 0;
     switch (d->kind) {
     case TC_DEC_REPLACE: {
@@ -672,7 +679,7 @@ int tc_decode(const tc_tokenizer *tok, const uint32_t *ids, size_t n, int skip_s
             r = dec_step(&tok->dec[k], &a, &b);
             toklist t = a; a = b; b = t;
         }
-        for (size_t i = 0; i < a.n && r == 0; i++) r = tc_buf_append(out, a.pool.data + a.off[i], a.len[i]);
+        for (size_t i = 0; i < a.n && r == 0; i++) r = tc_buf_append(out, tl_bytes(&a) + a.off[i], a.len[i]);
         tl_free(&a);
         tl_free(&b);
         if (r != 0) return tc_error_set(err, r == -2 ? TC_ERR_LIMIT : TC_ERR_NOMEM, r == -2 ? "decode: the Replace regex exceeded its step limit" : "decode: out of memory");
