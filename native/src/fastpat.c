@@ -225,52 +225,221 @@ int tc_fast_find_all(tc_fastpat p, const uint8_t *s, size_t len, size_t **out, s
     return tc_fast_find_from(p, s, len, 0, SIZE_MAX, out, n, cap, &next);
 }
 
+/* The end of the match that starts at i (< len), unit by unit. */
+static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
+    int gpt2 = p == TC_FAST_GPT2;
+    size_t maxn = p == TC_FAST_CL100K ? 3 : 1;
+    unit u = unit_at(s, len, i);
+    size_t end = 0;
+    if (u.cp == '\'' && (end = contraction(s, len, i, !gpt2)) != 0) return end;
+    if (gpt2) {
+        unit v = u;
+        size_t k = i;
+        if (u.cp == ' ') { k = i + 1; v = unit_at(s, len, k); }
+        if (v.cls == C_L) return letter_run(s, len, k);
+        if (v.cls == C_N) return run_end(s, len, k, C_N);
+        if (v.cls == C_P) return run_end(s, len, k, C_P);
+        return ws_match(s, len, i, 0);
+    }
+    if (u.cls == C_L) return letter_run(s, len, i);
+    unit v = unit_at(s, len, i + (size_t)u.n);
+    if (u.cls != C_NL && u.cls != C_N && v.cls == C_L) return letter_run(s, len, i + (size_t)u.n);
+    if (u.cls == C_N) {
+        end = i + (size_t)u.n;
+        for (size_t c = 1; c < maxn; c++) {
+            unit w = unit_at(s, len, end);
+            if (w.cls != C_N) break;
+            end += (size_t)w.n;
+        }
+        return end;
+    }
+    if (u.cls == C_P || (u.cp == ' ' && v.cls == C_P)) {
+        end = run_end(s, len, u.cls == C_P ? i : i + 1, C_P);
+        return run_end(s, len, end, C_NL);
+    }
+    return ws_match(s, len, i, 1);
+}
+
+/* ---- 64 ASCII bytes at a time (QWEN2, CL100K) ------------------------------
+ *
+ * Every match start of a block from bitmaps of its bytes' classes (bit j is
+ * byte j of the block), without trying the alternatives at each start. The
+ * block begins at a match start b. What decides whether a byte x is a match
+ * start, for these two patterns over ASCII (derived from match_end above,
+ * which replays the alternatives in order; tests/test_scanner_blocks.py and
+ * tests/native/test_fastpat.c hold the two against each other and regex.c):
+ *   - a letter run's first letter, unless the byte before it is a prefix
+ *     [^\r\n\p{L}\p{N}] that starts a match (other whitespace always does
+ *     there; punctuation does when it is a run of one not after a space);
+ *   - every digit (QWEN2), every third of a digit run from its first (CL100K);
+ *   - a punctuation run's first byte, unless a space before it starts the
+ *     match ( ?[^\s\p{L}\p{N}]+); nothing inside the run, and the \r\n run
+ *     after it belongs to it;
+ *   - in a run of whitespace: its first byte unless it follows punctuation
+ *     (then the first byte after the \r\n the punctuation took), the byte
+ *     after the run's last \r or \n (\s*[\r\n]+ ends there), and the run's
+ *     last byte when at least two bytes without \r\n end the run before a
+ *     non-space (\s+(?!\S) leaves the last one);
+ *   - after an apostrophe that starts a match: the byte after 's 't 'm 'd
+ *     're 've 'll (any case) when a letter follows.
+ * What lies after the block can change only the last run of the block (a
+ * run of letters, digits, punctuation or whitespace that reaches the
+ * block's end: its whitespace may meet a \n later, its letters go on): the
+ * starts up to that run's first byte are kept, and the scan resumes at the
+ * last of them. A block cut short by a non-ASCII byte ends there. */
+#if defined(__GNUC__)
+#define TC_BLOCKS 1
+#if defined(__SSE2__) && !defined(TC_FASTPAT_PORTABLE)
+#include <emmintrin.h>
+#endif
+
+typedef struct cls64 { uint64_t l, n, nl, ws, sp, ap, na; } cls64;
+
+static inline void classify64(const uint8_t *s, cls64 *c) {
+#if defined(__SSE2__) && !defined(TC_FASTPAT_PORTABLE)
+    memset(c, 0, sizeof *c);
+    for (unsigned q = 0; q < 4; q++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * q));
+        /* bytes >= 0x80 are negative as signed bytes: no range test below passes for them */
+        __m128i low = _mm_or_si128(v, _mm_set1_epi8(0x20));
+        __m128i l = _mm_and_si128(_mm_cmpgt_epi8(low, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(low, _mm_set1_epi8('z' + 1)));
+        __m128i n = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        __m128i nl = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
+        __m128i sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+        /* \t \v \f (9, 11, 12): 8 < b < 14 and not \n \r */
+        __m128i ctl = _mm_andnot_si128(nl, _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)), _mm_cmplt_epi8(v, _mm_set1_epi8(14))));
+        __m128i ap = _mm_cmpeq_epi8(v, _mm_set1_epi8('\''));
+        unsigned sh = 16 * q;
+        c->l |= (uint64_t)(unsigned)_mm_movemask_epi8(l) << sh;
+        c->n |= (uint64_t)(unsigned)_mm_movemask_epi8(n) << sh;
+        c->nl |= (uint64_t)(unsigned)_mm_movemask_epi8(nl) << sh;
+        c->ws |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(sp, ctl)) << sh;
+        c->sp |= (uint64_t)(unsigned)_mm_movemask_epi8(sp) << sh;
+        c->ap |= (uint64_t)(unsigned)_mm_movemask_epi8(ap) << sh;
+        c->na |= (uint64_t)(unsigned)_mm_movemask_epi8(v) << sh;
+    }
+#else
+    /* one byte at a time through the class table (ascii_cls: C_WS is \t \v \f and space) */
+    uint64_t m[8] = {0};
+    uint64_t sp = 0, ap = 0;
+    for (unsigned j = 0; j < 64; j++) {
+        uint8_t b = s[j];
+        m[b < 0x80 ? ascii_cls[b] : 7] |= 1ull << j;
+        sp |= (uint64_t)(b == ' ') << j;
+        ap |= (uint64_t)(b == '\'') << j;
+    }
+    c->l = m[C_L]; c->n = m[C_N]; c->nl = m[C_NL]; c->ws = m[C_WS]; c->sp = sp; c->ap = ap; c->na = m[7];
+#endif
+}
+
+/* Bit j set where s[j] may be ASCII 'x' (any case): bytes are known letters at the callers. */
+static inline int lower_is(uint8_t b, char x) { return (b | 0x20) == x; }
+
+/* The match starts of s[0..64) that are decided by these 64 bytes, s[0] being a match start
+ * (bit 0 always set; a bit above 0 is a match start, and the scan may resume at the highest). */
+static uint64_t block_starts(const uint8_t *s, int cl100k) {
+    cls64 c;
+    classify64(s, &c);
+    uint64_t valid = ~0ull;
+    if (c.na) {
+        unsigned x = (unsigned)__builtin_ctzll(c.na);
+        if (x < 2) return 1;
+        valid = (1ull << x) - 1;   /* what follows a non-ASCII byte waits for the unit-by-unit scan */
+    }
+    uint64_t L = c.l & valid, N = c.n & valid, NL = c.nl & valid, WS = c.ws & valid, SP = c.sp & valid;
+    uint64_t W = WS | NL, P = valid & ~(L | N | W);
+    /* the last run: its first byte r is the last that may be kept */
+    unsigned top = 63 - (unsigned)__builtin_clzll(valid);
+    uint64_t topbit = 1ull << top;
+    uint64_t kind = (L & topbit) ? L : (N & topbit) ? N : (P & topbit) ? P : W;
+    uint64_t other = ~kind & (topbit - 1);
+    if (!other) return 1;
+    unsigned r = 64 - (unsigned)__builtin_clzll(other);
+    /* punctuation runs whose first byte starts a match (no space before it) */
+    uint64_t ps = P & ~(P << 1) & ~(SP << 1);
+    /* letters: a run's first letter, unless other whitespace or such a lone punctuation byte is its prefix */
+    uint64_t starts = L & ~(L << 1) & ~(WS << 1) & ~(ps << 1);
+    /* digits */
+    if (!cl100k) {
+        starts |= N;
+    } else {
+        for (uint64_t d = N & ~(N << 1); d; d &= d - 1) {
+            unsigned a = (unsigned)__builtin_ctzll(d);
+            uint64_t rest = ~(N >> a);
+            unsigned e = rest ? a + (unsigned)__builtin_ctzll(rest) : 64;
+            for (unsigned k = a; k < e; k += 3) starts |= 1ull << k;
+        }
+    }
+    starts |= ps;
+    /* whitespace. \r\n right after punctuation belong to its match: absorbed is each such run */
+    uint64_t seeds = NL & (P << 1);
+    uint64_t absorbed = NL & ~(NL + seeds);
+    starts |= W & ~(W << 1) & ~(P << 1);                  /* a run's first byte, not after punctuation */
+    starts |= WS & ((absorbed | P) << 1);                 /* ... after punctuation and the \r\n it took */
+    /* nl_ahead: bytes of a whitespace run with a \r or \n at or after them in the run */
+    uint64_t g = NL, pr = W;
+    for (unsigned k = 1; k < 64; k <<= 1) {
+        g |= pr & (g >> k);
+        pr &= pr >> k;
+    }
+    starts |= WS & (NL << 1) & ~g;                        /* after the run's last \r or \n */
+    starts |= WS & (WS << 1) & ((valid & ~W) >> 1);       /* the last of two or more before a non-space */
+    /* contractions after an apostrophe that starts a match and is followed by a letter */
+    for (uint64_t a = c.ap & ps & (L >> 1); a; a &= a - 1) {
+        unsigned j = (unsigned)__builtin_ctzll(a);
+        if (j >= r) break;
+        if (j + 3 > top) { r = j; break; }   /* its letters are not all in the block's decided part */
+        uint8_t b1 = s[j + 1], b2 = s[j + 2];
+        unsigned after = 0;
+        if (lower_is(b1, 's') || lower_is(b1, 't') || lower_is(b1, 'm') || lower_is(b1, 'd')) after = j + 2;
+        else if ((L >> (j + 2)) & 1 && ((lower_is(b1, 'r') && lower_is(b2, 'e')) || (lower_is(b1, 'v') && lower_is(b2, 'e')) ||
+                                        (lower_is(b1, 'l') && lower_is(b2, 'l')))) after = j + 3;
+        if (after && ((L >> after) & 1)) starts |= 1ull << after;
+    }
+    return (starts | 1) & (r == 63 ? ~0ull : (2ull << r) - 1);
+}
+#else
+static uint64_t block_starts(const uint8_t *s, int cl100k) { (void)s; (void)cl100k; return 1; }
+#endif
+
 /* The scanners keep no state between matches and look at nothing before a
  * match's start (none of the patterns has a lookbehind or an anchor), and
  * every position starts a non-empty match, so the matches are contiguous
  * and a scan restarted at a match's end finds what the whole scan finds
- * from there. */
+ * from there. QWEN2 and CL100K take 64 ASCII bytes at a time where they
+ * can (fastpat_block.h: every match start of the block from class
+ * bitmaps); the rest goes match by match. */
 int tc_fast_find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, size_t **out,
                       size_t *n, size_t *cap, size_t *next) {
     size_t np = *n / 2;     /* *n counts size_t entries in pretok's convention */
     size_t stop = max_matches > SIZE_MAX - np ? SIZE_MAX : np + max_matches;
-    int gpt2 = p == TC_FAST_GPT2;
-    size_t maxn = p == TC_FAST_CL100K ? 3 : 1;
-    size_t i = from;
-    for (; i < len && np < stop;) {
-        unit u = unit_at(s, len, i);
-        size_t end = 0;
-        if (u.cp == '\'' && (end = contraction(s, len, i, !gpt2)) != 0) {
-            /* contraction */
-        } else if (gpt2) {
-            unit v = u;
-            size_t k = i;
-            if (u.cp == ' ') { k = i + 1; v = unit_at(s, len, k); }
-            if (v.cls == C_L) end = letter_run(s, len, k);
-            else if (v.cls == C_N) end = run_end(s, len, k, C_N);
-            else if (v.cls == C_P) end = run_end(s, len, k, C_P);
-            else end = ws_match(s, len, i, 0);
-        } else if (u.cls == C_L) {
-            end = letter_run(s, len, i);
-        } else {
-            unit v = unit_at(s, len, i + (size_t)u.n);
-            if (u.cls != C_NL && u.cls != C_N && v.cls == C_L) {
-                end = letter_run(s, len, i + (size_t)u.n);
-            } else if (u.cls == C_N) {
-                end = i + (size_t)u.n;
-                for (size_t c = 1; c < maxn; c++) {
-                    unit w = unit_at(s, len, end);
-                    if (w.cls != C_N) break;
-                    end += (size_t)w.n;
+    int blocks = p == TC_FAST_QWEN2 || p == TC_FAST_CL100K;
+    size_t i = from, unit_until = from;
+    while (i < len && np < stop) {
+        if (blocks && i >= unit_until && len - i >= 64) {
+            uint64_t starts = block_starts(s + i, p == TC_FAST_CL100K) & ~1ull;  /* bit 0 is i itself */
+            if (starts) {
+                if (2 * (np + 64) > *cap) {
+                    void *q = *out;
+                    if (tc_grow(&q, cap, 2 * (np + 64), sizeof **out) != 0) return -1;
+                    *out = q;
                 }
-            } else if (u.cls == C_P || (u.cp == ' ' && v.cls == C_P)) {
-                size_t k = u.cls == C_P ? i : i + 1;
-                end = run_end(s, len, k, C_P);
-                end = run_end(s, len, end, C_NL);
-            } else {
-                end = ws_match(s, len, i, 1);
+                size_t *o = *out, base = i;
+                do {
+                    size_t e = base + (size_t)__builtin_ctzll(starts);
+                    o[2 * np] = i;
+                    o[2 * np + 1] = e;
+                    np++;
+                    i = e;
+                    starts &= starts - 1;
+                } while (starts && np < stop);
+                continue;
             }
+            /* no match ends in the block's decided part (a long run, non-ASCII bytes): unit by unit
+             * to the block's end before the next try */
+            unit_until = i + 64;
         }
+        size_t end = match_end(p, s, len, i);
         if (push(out, &np, cap, i, end) != 0) return -1;
         i = end;
     }

@@ -40,6 +40,18 @@ def vectors() -> list[bytes]:
     return [t for t in dict.fromkeys(out) if t][:60]
 
 
+def fastpat_seeds(texts: list[bytes]) -> list[bytes]:
+    """fuzz_fastpat: the test vectors, this repository's C and Python heads and War and Peace's, and
+    texts made for the 64-byte blocks (contractions, whitespace runs with \r\n, digit runs, cut by
+    non-ASCII bytes), each at most 4 KiB"""
+    own = [(REPO / "native" / "src" / "fastpat.c").read_bytes()[:4096], (REPO / "app" / "gui.py").read_bytes()[:4096],
+           (DATA / "ollama" / "war-and-peace.txt").read_bytes()[20000:24096]]
+    made = [b"x's y'RE z'll  'd\t'm " * 8, b"a.\n\n  b. \n c\t.d  .e..f\n" * 6, b"1 12 123 1234 12345 x9 " * 6,
+            "caf\u00e9 na\u00efve \u4e2d\u6587\u3000x\u00a0y\u0085 \U0001F600 ".encode() * 4 + b"\xff\xc3 tail" * 3,
+            b"    if x:\r\n        return (y)\r\n\r\n" * 4]
+    return texts + own + made
+
+
 def contract_seeds() -> list[bytes]:
     """contract.json (docs/contract.md): the committed version-1 fixture cut to a few KiB, its head, and
     a cut in the middle of a sample"""
@@ -217,6 +229,7 @@ def main() -> None:
     seeds = [bytes([0x10 if ln.startswith((b"[", b'{"ids')) else rng.randrange(16)]) + ln for ln in lines]
     write("jsonl", seeds)
 
+    write("fastpat", fastpat_seeds(texts))
     write("load_cache", load_cache_seeds(qwen_b))
     write("detect", detect_seeds())
     write("gguf", gguf_seeds())

@@ -1,0 +1,112 @@
+r"""The scanners' 64-byte blocks (native/src/fastpat.c `block_starts`) against the backtracking matcher.
+
+QWEN2 and CL100K find every match start of 64 ASCII bytes from class bitmaps, keep the starts up to the
+block's last run and resume there. These texts are long enough for many blocks and put every rule's
+bytes at every position of a block: letter runs with a prefix of space, tab, \v, \f or one or more
+punctuation bytes, apostrophes before s/t/m/d/re/ve/ll in both cases (and before other letters, digits,
+punctuation and the block's edge), digit runs of 1 to 7 (CL100K's groups of three), whitespace runs with
+\r and \n at every place after punctuation, words and digits, non-ASCII characters (letters, digits,
+spaces, invalid bytes) that cut a block short, and runs longer than a block. Every match equals
+regex.c's (held against HF's Oniguruma by tests/test_regex_oracle.py), whole and resumed every k
+matches (the encoder's streaming pre-tokenizer), and so do the real corpora: this repository's
+sources, and War and Peace and the UDHR translations where ../shared/data is present.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from test_stream_blocks import GPT2_PATTERN, QWEN2_PATTERN
+
+from conftest import CL100K_PATTERN
+from tokinspect import _tokcore
+
+PATTERNS = {"qwen2": QWEN2_PATTERN, "cl100k": CL100K_PATTERN, "gpt2": GPT2_PATTERN}
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+
+WORDS = ["a", "word", "Qwen", "x", "ll", "re", "ve", "s", "t", "m", "d", "S", "T", "RE", "Ve", "LL", "l", "r", "v",
+         "e", "sea", "rex", "llama", "ZZ", "\u00e9t\u00e9", "\u4e2d\u6587", "na\u00efve"]
+SPACES = [" ", "  ", "\t", "\x0b", "\x0c", "\n", "\r\n", "\n\n", " \n", "\n ", "\t\n  ", " \r \n \t", "    ",
+          "\u3000", "\u00a0", "\u0085", " " * 70]
+PUNCT = [".", ",", "'", "''", "\"", "(", ")", "{", "}", "::", "->", "...", "#", "\x00", "\x1f", "\x7f", "'.",
+         "\u2019", "\u00bf"]
+DIGITS = ["1", "12", "123", "1234", "12345", "1234567", "\u0663\u0664"]
+OTHER = [b"\xff", b"\xc3", b"\x80\x80", "\U0001F600".encode()]
+
+
+def piece(rng: random.Random) -> bytes:
+    k = rng.random()
+    if k < 0.35:
+        return rng.choice(WORDS).encode()
+    if k < 0.6:
+        return rng.choice(SPACES).encode()
+    if k < 0.8:
+        return rng.choice(PUNCT).encode()
+    if k < 0.93:
+        return rng.choice(DIGITS).encode()
+    if k < 0.97:
+        return ("'" + rng.choice(WORDS)).encode()
+    return rng.choice(OTHER)
+
+
+def random_text(rng: random.Random, ascii_only: bool) -> bytes:
+    parts = []
+    size = rng.randint(64, 700)
+    while sum(map(len, parts)) < size:
+        p = piece(rng)
+        if ascii_only and max(p) >= 0x80:
+            continue
+        parts.append(p)
+    return b"".join(parts)
+
+
+def check(name: str, b: bytes) -> None:
+    pattern = PATTERNS[name]
+    want = _tokcore.find_all(pattern, b, False)
+    assert _tokcore.find_all(pattern, b, True) == want, (name, b)
+    for k in (1, 3, 64):
+        assert _tokcore.find_all(pattern, b, True, False, k) == want, (name, k, b)
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+@pytest.mark.parametrize("ascii_only", [True, False], ids=["ascii", "mixed"])
+def test_random_blocks_match_the_backtracking_matcher(name: str, ascii_only: bool) -> None:
+    rng = random.Random(64 + ascii_only)
+    for _ in range(1500):
+        check(name, random_text(rng, ascii_only))
+
+
+@pytest.mark.parametrize("name", ["qwen2", "cl100k"])
+def test_every_rule_at_every_block_position(name: str) -> None:
+    """A probe (a contraction, a prefixed word, a whitespace run with \r\n, some with their last \n
+    16 to 40 bytes after another, digits) at each offset 0-80 after a filler, so that it meets a block's
+    start, middle and edge."""
+    probes = [b"x's", b"x'Re", b"x'llama", b"x'r.", b"x'", b"x'1", b" 'sx", b"\t'tx", b".\n\n  y", b". \n y",
+              b"a\t.b", b"a .b", b"a..b", b"12345678", b"x\n\t y", b"x   y", b"x \x0b\x0cy", b"(\r\n)", b"'s",
+              b"x\n" + b" " * 40 + b"\n y", b"x\n" + b" \t" * 15 + b"\r\n\t y", b"." + b"\n" * 20 + b" " * 30 + b"\n z"]
+    for probe in probes:
+        for off in range(81):
+            for fill in (b"a", b" ", b"."):
+                check(name, fill * off + probe + b" tail of the text " * 4)
+                check(name, fill * off + probe)
+
+
+def corpus() -> list[Path]:
+    files = sorted(p for p in (REPO / "native").rglob("*") if p.suffix in {".c", ".h", ".md"})
+    files += sorted((REPO / "app").rglob("*.py"))
+    if DATA.is_dir():
+        files += [DATA / "ollama" / "war-and-peace.txt", *sorted((DATA / "udhr" / "txt").glob("*.txt"))]
+    return files
+
+
+@pytest.mark.parametrize("name", ["qwen2", "cl100k"])
+def test_real_text_matches_the_backtracking_matcher(name: str) -> None:
+    pattern = PATTERNS[name]
+    files = corpus()
+    assert len(files) > 50
+    for f in files:
+        b = f.read_bytes()
+        assert _tokcore.find_all(pattern, b, True) == _tokcore.find_all(pattern, b, False), f
