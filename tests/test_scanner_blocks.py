@@ -6,7 +6,8 @@ bytes at every position of a block: letter runs with a prefix of space, tab, \v,
 punctuation bytes, apostrophes before s/t/m/d/re/ve/ll in both cases (and before other letters, digits,
 punctuation and the block's edge), digit runs of 1 to 7 (CL100K's groups of three), whitespace runs with
 \r and \n at every place after punctuation, words and digits, non-ASCII characters (letters, digits,
-spaces, invalid bytes) that cut a block short, and runs longer than a block. Every match equals
+spaces, invalid bytes; runs of them, which the scanners take in one call: unicode.c tc_unicode_rx_run)
+that cut a block short, and runs longer than a block. Every match equals
 regex.c's (held against HF's Oniguruma by tests/test_regex_oracle.py), whole and resumed every k
 matches (the encoder's streaming pre-tokenizer), and so do the real corpora: this repository's
 sources, and War and Peace and the UDHR translations where ../shared/data is present.
@@ -33,7 +34,8 @@ SPACES = [" ", "  ", "\t", "\x0b", "\x0c", "\n", "\r\n", "\n\n", " \n", "\n ", "
           "\u3000", "\u00a0", "\u0085", " " * 70]
 PUNCT = [".", ",", "'", "''", "\"", "(", ")", "{", "}", "::", "->", "...", "#", "\x00", "\x1f", "\x7f", "'.",
          "\u2019", "\u00bf"]
-DIGITS = ["1", "12", "123", "1234", "12345", "1234567", "\u0663\u0664"]
+# Arabic-Indic (Nd), Roman numerals (Nl), superscript two and circled digits (No)
+DIGITS = ["1", "12", "123", "1234", "12345", "1234567", "\u0663\u0664", "\u2160\u2161\u00b2\u2460\u0663", "7\u00b2"]
 OTHER = [b"\xff", b"\xc3", b"\x80\x80", "\U0001F600".encode()]
 
 

@@ -141,6 +141,14 @@ static size_t run_end(const uint8_t *s, size_t len, size_t i, int want) {
         unsigned mask = want == C_WS ? (1u << C_WS | 1u << C_NL) : 1u << want;
         while (i < len && (ascii_bit[s[i]] & mask)) i++;
         if (i < len && s[i] < 0x80) return i;
+        if (want != C_NL && i < len) {
+            /* non-ASCII units of the class, in one call (unit_at's two calls per unit were a third
+             * of a warm encode of the UDHR translations, perf); an invalid byte (a unit of C_P) and
+             * the run's end go on below */
+            size_t j = tc_unicode_rx_run(s, len, i, want == C_L ? TC_RUN_L : want == C_N ? TC_RUN_N :
+                                                   want == C_WS ? TC_RUN_SPACE : TC_RUN_OTHER);
+            if (j != i) { i = j; continue; }
+        }
         unit u = unit_at(s, len, i);
         if (u.cls == C_END) return i;
         if (want == C_WS ? !is_ws(u.cls) : u.cls != want) return i;

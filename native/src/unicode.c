@@ -91,6 +91,26 @@ tc_gc tc_unicode_rx_gc(uint32_t cp) { return (tc_gc)(rx_byte(cp) & 31u); }
 
 int tc_unicode_rx_space(uint32_t cp) { return ((rx_byte(cp) >> 5) & TC_RX_F_SPACE) != 0; }
 
+size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class cls) {
+    while (i < len && s[i] >= 0x80) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        if (cp >= TC_CP_INVALID_BASE) break;
+        uint32_t b = rx_byte(cp), m = TC_GCM(b & 31u);
+        int space = ((b >> 5) & TC_RX_F_SPACE) != 0;
+        int in;
+        switch (cls) {
+        case TC_RUN_L: in = (m & TC_GCM_L) != 0; break;
+        case TC_RUN_N: in = (m & TC_GCM_N) != 0; break;
+        case TC_RUN_SPACE: in = space && !(m & (TC_GCM_L | TC_GCM_N)); break;
+        default: in = !(m & (TC_GCM_L | TC_GCM_N)) && !space; break;
+        }
+        if (!in) break;
+        i += (size_t)n;
+    }
+    return i;
+}
+
 /* Oniguruma (6.9.x, src/unicode.c onigenc_unicode_is_code_ctype) tests a
  * bare \w below 256 in EncUNICODE_ISO_8859_1_CtypeTable (TC_RX_F_WORD_ONIG);
  * a \w in a bracket class adds the Word code ranges instead (regparse.c

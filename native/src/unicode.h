@@ -11,6 +11,7 @@
 #ifndef TC_UNICODE_H
 #define TC_UNICODE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* General categories, one value each. */
@@ -69,6 +70,19 @@ tc_gc tc_unicode_rx_gc(uint32_t cp);
 
 /* White_Space (\s); the same set in both flavors. */
 int tc_unicode_rx_space(uint32_t cp);
+
+/* The classes of tc_unicode_rx_run. */
+typedef enum tc_rx_run_class {
+    TC_RUN_L,       /* \p{L} */
+    TC_RUN_N,       /* \p{N} */
+    TC_RUN_SPACE,   /* \s */
+    TC_RUN_OTHER    /* [^\s\p{L}\p{N}] */
+} tc_rx_run_class;
+
+/* The end of the run of valid non-ASCII UTF-8 units of class `cls` from s[i]: stops at an ASCII byte,
+ * an invalid sequence or a unit of another class (i itself when s[i] is none of the run's). One call
+ * per run where the hand-written scanners (fastpat.c) made one per unit. */
+size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class cls);
 
 /* \w of the flavor (UTS #18 word with each engine's exceptions); bracket:
  * the \w is inside [...] (Oniguruma answers a bare \w below U+0100 from its
