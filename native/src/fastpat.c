@@ -192,18 +192,6 @@ static size_t contraction(const uint8_t *s, size_t len, size_t i, int icase) {
     return 0;
 }
 
-static int push(size_t **out, size_t *n, size_t *cap, size_t a, size_t b) {
-    if (*n * 2 + 2 > *cap) {
-        void *p = *out;
-        if (tc_grow(&p, cap, *n * 2 + 2, sizeof **out) != 0) return -1;
-        *out = p;
-    }
-    (*out)[2 * *n] = a;
-    (*out)[2 * *n + 1] = b;
-    (*n)++;
-    return 0;
-}
-
 /* Whitespace alternatives shared by all three patterns, at a whitespace
  * unit i whose run ends at j. with_nl: the \s*[\r\n]+ alternative exists. */
 static size_t ws_match(const uint8_t *s, size_t len, size_t i, int with_nl) {
@@ -406,8 +394,6 @@ static uint64_t block_starts(const uint8_t *s, int cl100k) {
     }
     return (starts | 1) & (r == 63 ? ~0ull : (2ull << r) - 1);
 }
-#else
-static uint64_t block_starts(const uint8_t *s, int cl100k) { (void)s; (void)cl100k; return 1; }
 #endif
 
 /* The scanners keep no state between matches and look at nothing before a
@@ -417,41 +403,93 @@ static uint64_t block_starts(const uint8_t *s, int cl100k) { (void)s; (void)cl10
  * from there. QWEN2 and CL100K take 64 ASCII bytes at a time where they
  * can (fastpat_block.h: every match start of the block from class
  * bitmaps); the rest goes match by match. */
-int tc_fast_find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, size_t **out,
-                      size_t *n, size_t *cap, size_t *next) {
-    size_t np = *n / 2;     /* *n counts size_t entries in pretok's convention */
+/* Grows out (items of `size` bytes) to hold `need`. */
+static int grow_to(void **out, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    return tc_grow(out, cap, need, size);
+}
+
+/* The scan of tc_fast_find_from and tc_fast_find_pieces: the matches from `from` as (start, end) size_t
+ * pairs (pieces 0: *n counts size_t entries) or as tc_piece (pieces 1: *n counts pieces). */
+static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, void **out,
+                            size_t *n, size_t *cap, size_t *next, int pieces) {
+    size_t np = pieces ? *n : *n / 2;
+    size_t per = pieces ? 1 : 2, size = pieces ? sizeof(tc_piece) : sizeof(size_t);
     size_t stop = max_matches > SIZE_MAX - np ? SIZE_MAX : np + max_matches;
+    size_t i = from;
+#ifdef TC_BLOCKS
     int blocks = p == TC_FAST_QWEN2 || p == TC_FAST_CL100K;
-    size_t i = from, unit_until = from;
+    size_t unit_until = from;
+#endif
     while (i < len && np < stop) {
+#ifdef TC_BLOCKS
         if (blocks && i >= unit_until && len - i >= 64) {
             uint64_t starts = block_starts(s + i, p == TC_FAST_CL100K) & ~1ull;  /* bit 0 is i itself */
             if (starts) {
-                if (2 * (np + 64) > *cap) {
-                    void *q = *out;
-                    if (tc_grow(&q, cap, 2 * (np + 64), sizeof **out) != 0) return -1;
-                    *out = q;
+                if (grow_to(out, cap, per * (np + 64), size) != 0) return -1;
+                size_t base = i;
+                if (pieces) {
+                    tc_piece *o = *out;
+                    do {
+                        size_t e = base + (size_t)__builtin_ctzll(starts);
+                        o[np].start = (uint32_t)i;
+                        o[np].end = (uint32_t)e;
+                        o[np].prefix_space = 0;
+                        np++;
+                        i = e;
+                        starts &= starts - 1;
+                    } while (starts && np < stop);
+                } else {
+                    size_t *o = *out;
+                    do {
+                        size_t e = base + (size_t)__builtin_ctzll(starts);
+                        o[2 * np] = i;
+                        o[2 * np + 1] = e;
+                        np++;
+                        i = e;
+                        starts &= starts - 1;
+                    } while (starts && np < stop);
                 }
-                size_t *o = *out, base = i;
-                do {
-                    size_t e = base + (size_t)__builtin_ctzll(starts);
-                    o[2 * np] = i;
-                    o[2 * np + 1] = e;
-                    np++;
-                    i = e;
-                    starts &= starts - 1;
-                } while (starts && np < stop);
                 continue;
             }
             /* no match ends in the block's decided part (a long run, non-ASCII bytes): unit by unit
              * to the block's end before the next try */
             unit_until = i + 64;
         }
+#endif
         size_t end = match_end(p, s, len, i);
-        if (push(out, &np, cap, i, end) != 0) return -1;
+        if (grow_to(out, cap, per * (np + 1), size) != 0) return -1;
+        if (pieces) {
+            tc_piece *o = *out;
+            o[np].start = (uint32_t)i;
+            o[np].end = (uint32_t)end;
+            o[np].prefix_space = 0;
+        } else {
+            size_t *o = *out;
+            o[2 * np] = i;
+            o[2 * np + 1] = end;
+        }
+        np++;
         i = end;
     }
-    *n = np * 2;
+    *n = pieces ? np : np * 2;
     *next = i;
     return 0;
+}
+
+int tc_fast_find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, size_t **out,
+                      size_t *n, size_t *cap, size_t *next) {
+    void *o = *out;
+    int r = find_from(p, s, len, from, max_matches, &o, n, cap, next, 0);
+    *out = o;
+    return r;
+}
+
+int tc_fast_find_pieces(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, tc_piece **out,
+                        size_t *n, size_t *cap, size_t *next) {
+    if (len > UINT32_MAX) return -1;   /* a piece's offsets are 32 bits (the engine's inputs are below 2 GiB) */
+    void *o = *out;
+    int r = find_from(p, s, len, from, max_matches, &o, n, cap, next, 1);
+    *out = o;
+    return r;
 }

@@ -390,24 +390,10 @@ int tc_pretokenize_next(const tc_tokenizer *tok, tc_pretok_scratch *sc, const ui
                         size_t *pos, size_t block_matches, tc_piece_list **result) {
     const tc_pretok *pt = &tok->pretok[0];
     size_t next;
-    sc->nmatches = 0;
-    if (tc_fast_find_from(pt->fast, text, len, *pos, block_matches, &sc->matches, &sc->nmatches,
-                          &sc->matches_cap, &next) != 0)
-        return -1;
-    /* the first stage's chunks are its matches, in order (tc_fast_find_from: contiguous, non-empty) */
+    /* the first stage's chunks are its matches, in order (contiguous, non-empty), written as pieces */
     sc->a.n = 0;
-    size_t np = sc->nmatches / 2;
-    if (np > sc->a.cap) {
-        void *p = sc->a.v;
-        if (tc_grow(&p, &sc->a.cap, np, sizeof *sc->a.v) != 0) return -1;
-        sc->a.v = p;
-    }
-    for (size_t k = 0; k < np; k++) {   /* non-empty: the scanners' matches never are */
-        sc->a.v[k].start = (uint32_t)sc->matches[2 * k];
-        sc->a.v[k].end = (uint32_t)sc->matches[2 * k + 1];
-        sc->a.v[k].prefix_space = 0;
-    }
-    sc->a.n = np;
+    if (tc_fast_find_pieces(pt->fast, text, len, *pos, block_matches, &sc->a.v, &sc->a.n, &sc->a.cap, &next) != 0)
+        return -1;
     *pos = next;
     return run_stages(tok, sc, text, 1, result);
 }

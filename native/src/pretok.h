@@ -39,6 +39,11 @@ int tc_fast_find_all(tc_fastpat p, const uint8_t *s, size_t len, size_t **out, s
 int tc_fast_find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, size_t **out,
                       size_t *n, size_t *cap, size_t *next);
 
+/* tc_fast_find_from writing tc_piece (prefix_space 0); *n counts pieces. -1 also when len does not fit
+ * a piece's 32-bit offsets. */
+int tc_fast_find_pieces(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, tc_piece **out,
+                        size_t *n, size_t *cap, size_t *next);
+
 /* 1 when tok's pre-tokenizers can run a segment a block at a time
  * (tc_pretokenize_next): the first splits by a hand-written scanner and
  * keeps every match as a chunk of its own (Split isolated; ByteLevel's

@@ -7,6 +7,7 @@
  * both the SSE2 path and the one the board builds are held here. */
 #include "../../native/src/fastpat.c"
 #include "../../native/src/regex.h"
+#include "../../native/src/pretok.h"
 #include "unit_check.h"
 
 #define PQ "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
@@ -60,6 +61,16 @@ static void against(tc_fastpat p, const tc_regex *re, const uint8_t *s, size_t l
     size_t nr = by_match(p, s, len, ref);
     int same = ng == 2 * nw && nr == nw && (nw == 0 || (memcmp(got, want, ng * sizeof *got) == 0 &&
                                                       memcmp(ref, want, ng * sizeof *got) == 0));
+    /* as pieces (the encoder's streaming pre-tokenizer), resumed every 7 */
+    tc_piece *pcs = NULL;
+    size_t npc = 0, cpc = 0;
+    for (size_t pos = 0; pos < len;) CHECK(tc_fast_find_pieces(p, s, len, pos, 7, &pcs, &npc, &cpc, &pos) == 0);
+    int same_pieces = npc == nw;
+    for (size_t k = 0; same_pieces && k < npc; k++)
+        same_pieces = pcs[k].start == want[2 * k] && pcs[k].end == want[2 * k + 1] && pcs[k].prefix_space == 0;
+    CHECK(same_pieces);
+    free(pcs);
+    same = same && same_pieces;
     CHECK(same);
     if (!same) {
         fprintf(stderr, "text (%zu bytes):", len);
