@@ -255,3 +255,26 @@ def test_vocabularies_the_encoder_refuses(tmp_path: Path, kind: str) -> None:
     rng = random.Random(7)
     texts = ["".join(rng.choices(units, k=n)) for n in (200, 2000, 20_000)]
     assert_same(ours, hf, texts, label=kind)
+
+
+def test_ignore_merges_whole_chunk_of_every_length(tmp_path: Path) -> None:
+    """ignore_merges looks a chunk up whole before merging; bpe.c skips the lookup for a chunk longer than the
+    vocabulary's longest string (none can match). Tokens no merge makes, of 3 to 300 bytes (past the skip's
+    64-byte floor and past the longest when the chunk is one byte longer): each is one token, as HF makes it,
+    and one byte more, or less, is not."""
+    import json
+
+    from tokenizers import Tokenizer as HF
+
+    lengths = [3, 63, 64, 65, 66, 100, 200, 299, 300]
+    path = _byte_level_file(tmp_path, ["x" * n for n in lengths] + ["y" * 150], [])
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["model"]["ignore_merges"] = True
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    from tokinspect import Tokenizer
+
+    ours, hf = Tokenizer.from_file(path), HF.from_file(str(path))
+    texts = [c * n for n in sorted({k + d for k in lengths for d in (-1, 0, 1)} | {150, 301, 5000}) for c in "xy"]
+    assert_same(ours, hf, texts, label="ignore_merges")
+    for n in lengths:
+        assert ours.encode("x" * n).ids.tolist() == [hf.token_to_id("x" * n)], n

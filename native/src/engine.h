@@ -263,6 +263,9 @@ struct tc_tokenizer {
     atomic_size_t bt_heap_bytes;   /* long-chunk bytes the heap encoded while bt was not built (bpe.c) */
     /* the merges in 8-byte slots (pair8.c): built on the first BPE chunk, published as bt */
     _Atomic(struct tc_pair8 *) pair8;
+    /* the longest vocabulary string in bytes, + 1 (0: not measured yet): bpe.c skips the whole-chunk
+     * lookup of ignore_merges for a longer chunk. Every thread that measures it stores the same value */
+    _Atomic uint32_t vocab_longest1;
 };
 
 /* vocab.c */

@@ -26,6 +26,7 @@ tc_tokenizer *tc_tokenizer_new(void) {
     for (int i = 0; i < 2; i++) atomic_init(&t->bt[i], NULL);
     atomic_init(&t->bt_heap_bytes, 0);
     atomic_init(&t->pair8, NULL);
+    atomic_init(&t->vocab_longest1, 0);
     return t;
 }
 
