@@ -280,7 +280,11 @@ static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
  * run of letters, digits, punctuation or whitespace that reaches the
  * block's end: its whitespace may meet a \n later, its letters go on): the
  * starts up to that run's first byte are kept, and the scan resumes at the
- * last of them. A block cut short by a non-ASCII byte ends there. */
+ * last of them. A block cut short by a non-ASCII byte ends there.
+ * The approach (a block's classes as 64-bit maps, the starts by word
+ * operations) is the one crusoecloud/fastokens describes for its scanner
+ * (src/pre_tokenizers/scan_simd.rs, commit 55f3ef3); the rules above are
+ * derived here from match_end, not taken from it. */
 #if defined(__GNUC__)
 #define TC_BLOCKS 1
 #if defined(__SSE2__) && !defined(TC_FASTPAT_PORTABLE)
@@ -326,7 +330,7 @@ static inline void classify64(const uint8_t *s, cls64 *c) {
 #endif
 }
 
-/* Bit j set where s[j] may be ASCII 'x' (any case): bytes are known letters at the callers. */
+/* b is the ASCII letter x, in either case (b is a letter at the callers). */
 static inline int lower_is(uint8_t b, char x) { return (b | 0x20) == x; }
 
 /* The match starts of s[0..64) that are decided by these 64 bytes, s[0] being a match start
