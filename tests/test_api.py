@@ -101,6 +101,28 @@ def test_decode_chain_of_empty_tokens_equals_hf(step: dict, tmp_path) -> None:
             assert ours.decode(ids) == ref.decode(ids), (chain, ids)
 
 
+def test_chunk_keys_at_the_text_end(qwen3_json):
+    """The chunk loop keys every chunk from the 16 bytes at its start, whatever its length (pipeline.c
+    key_pieces; pad_text gives the text 16 zero bytes past its end). Texts of 2^k - 1, 2^k and 2^k + 1
+    bytes (the text buffer grows by doubling, so 2^k fills it) ending in chunks of 1-3 bytes, one call
+    each in growing order, cold and cached, ids-only and full, equal HF; under ASan (test_sanitized)
+    a key read past the text's buffer fails here."""
+    ours, hf = pair(qwen3_json)
+    tails = ("a", "a.", " x", "\n", "ab,", "é", "7")
+    texts = []
+    for k in range(3, 13):
+        for n in (2 ** k - 1, 2 ** k, 2 ** k + 1):
+            for tail in tails:
+                body = ("Tok en, " * n)[: max(0, n - len(tail.encode()))]
+                texts.append(body + tail)
+    for rnd in range(2):   # the first pass fills the cache, the second is answered from it
+        for t in texts:
+            want = hf.encode(t, add_special_tokens=False)
+            assert ours.encode_ids(t, add_special_tokens=False).tolist() == want.ids, (rnd, len(t), t[-8:])
+            e = ours.encode(t, add_special_tokens=False)
+            assert e.ids.tolist() == want.ids and e.offsets.tolist() == [list(o) for o in want.offsets], (rnd, t[-8:])
+
+
 def test_trace_replays_to_the_encoding():
     tok = Tokenizer.default()
     for text in ["Hello naïve world", "e\u0301x 中文 <|im_start|>ok", "  \n\n tabs\tand 12345"]:

@@ -43,14 +43,25 @@ static inline void tc_chunk_words(const uint8_t *k, size_t n, size_t avail, uint
     }
 }
 
-/* The hash of a short key from its words. */
+/* The hash of a short key from its words. Where the compiler has a 64 x 64 -> 128-bit multiply, one
+ * such multiply of the two words (each offset by a constant; the length folded into the second) with
+ * its halves XORed: the high half mixes every bit of both words into the index's low bits (the
+ * folded multiply of wyhash, github.com/wangyi-fudan/wyhash, wyhash.h `_wymum`/`_wymix`; written
+ * here from that description). It replaced three multiplies and two shift-XORs, ~8 instructions of
+ * the ~58 a warm chunk spent being keyed (callgrind, native/NOTES.md). Elsewhere the older mix. */
 static inline uint64_t tc_chunk_mix(uint64_t a, uint64_t b, size_t n) {
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 tc_u128;
+    tc_u128 m = (tc_u128)(a ^ 0x9E3779B97F4A7C15ull) * (tc_u128)(b ^ 0xBF58476D1CE4E5B9ull ^ (uint64_t)n);
+    return (uint64_t)m ^ (uint64_t)(m >> 64);
+#else
     uint64_t h = (a ^ 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
     h ^= (b ^ ((uint64_t)n << 56)) * 0x94D049BB133111EBull;
     h ^= h >> 32;
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 29;
     return h;
+#endif
 }
 
 /* The cache's hash of chunk k[0..n) (avail as above). Most chunks are a word of 2-10 bytes: a key
@@ -148,12 +159,14 @@ typedef struct tc_cc_key {
                                   * up from its words */
 } tc_cc_key;
 
-/* Keys chunk k[0..n) (avail bytes readable at k) for mode; a long key keeps only its hash. The slot
- * word is tc_cc_key_ahead's to set. */
-static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_t *k, size_t n, size_t avail) {
+/* Keys chunk k[0..n) for mode, with at least TC_CC_SHORT bytes readable at k whatever n is (the
+ * chunk loop pads the text it keys: pipeline.c run_pieces): a short key's words are two masked
+ * loads with no branch on the room left; a long key keeps only its hash. The slot word is
+ * tc_cc_key_ahead's to set. */
+static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_t *k, size_t n) {
     q->lm = tc_cc_lenmode(n, mode);
     if (n <= TC_CC_SHORT) {
-        tc_chunk_words(k, n, avail, &q->a, &q->b);
+        tc_chunk_words(k, n, TC_CC_SHORT, &q->a, &q->b);
         q->h = tc_chunk_mix(q->a, q->b, n);
     } else {
         q->a = q->b = 0;
@@ -161,32 +174,54 @@ static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_
     }
 }
 
-/* Reads the first slot of key q ahead of its lookup (the slot should be arriving: see
+/* The table's three fields as values, for a loop over many keys to hold in registers: read through
+ * the cache in each call, they were loaded again for every chunk (a store to a key may alias them). */
+typedef struct tc_cc_view {
+    _Atomic uint64_t *slots;
+    size_t mask;
+    const uint8_t *arena;
+} tc_cc_view;
+
+static inline tc_cc_view tc_cc_view_of(const tc_chunk_cache *c) {
+    tc_cc_view v = {c->slots, c->mask, c->arena};
+    return v;
+}
+
+/* Reads the first slot of short key q ahead of its lookup (the slot should be arriving: see
  * tc_chunk_cache_prefetch), keeps its word in q, and starts loading the entry it names when its tag
- * is q's. Returns 1 if so (a hit is likely), else 0. Acquire: tc_cc_key_get may then read the entry
- * the word names without loading the slot again. */
-static TC_CC_INLINE int tc_cc_key_ahead(const tc_chunk_cache *c, tc_cc_key *q) {
-    uint64_t w = atomic_load_explicit(&c->slots[(size_t)q->h & c->mask], memory_order_acquire);
-    if (!w || (uint32_t)(w >> 32) != (uint32_t)(q->h >> 32)) {
+ * is q's. Returns 1 if so (a hit is likely), else 0 with q->slot 0 (a long key is always 0: its
+ * lookup takes the probes). Acquire: tc_cc_key_get may then read the entry the word names without
+ * loading the slot again. */
+static TC_CC_INLINE int tc_cc_key_ahead(tc_cc_view v, tc_cc_key *q) {
+    uint64_t w = atomic_load_explicit(&v.slots[(size_t)q->h & v.mask], memory_order_acquire);
+    if (!w || (uint32_t)(w >> 32) != (uint32_t)(q->h >> 32) || (q->lm & 0xFFFF) > TC_CC_SHORT) {
         q->slot = 0;
         return 0;
     }
     q->slot = w;
 #if defined(__GNUC__)
-    __builtin_prefetch(tc_cc_slot_entry(c, w));
+    __builtin_prefetch(v.arena + ((size_t)(uint32_t)w - 1) * TC_CC_ALIGN);   /* tc_cc_slot_entry */
 #endif
     return 1;
 }
 
-/* tc_chunk_cache_get for a key made by tc_cc_key_make (k, len, avail as there): a short key whose
- * first slot was read ahead and names it is answered from that word, with one compare of three
- * words; anything else takes the probes. A slot only ever goes from 0 to its final word, so a word
- * read ahead is still the slot's word. */
-static TC_CC_INLINE const tc_ctok *tc_cc_key_get(const tc_chunk_cache *c, const tc_cc_key *q, uint8_t mode,
-                                                 const uint8_t *k, size_t len, size_t avail, size_t *ntoks) {
-    if (q->slot && (q->lm & 0xFFFF) <= TC_CC_SHORT) {
-        const tc_centry *e = tc_cc_slot_entry(c, q->slot);
-        if (((e->w0 ^ q->a) | (e->w1 ^ q->b) | (uint64_t)(e->lenmode ^ q->lm)) == 0) {
+/* The entry key q's slot word (read ahead by tc_cc_key_ahead, nonzero) names, if it is q's: one
+ * compare of three words. A slot only ever goes from 0 to its final word, so a word read ahead is
+ * still the slot's word. */
+static TC_CC_INLINE const tc_centry *tc_cc_key_entry(tc_cc_view v, const tc_cc_key *q) {
+    const tc_centry *e = (const tc_centry *)(const void *)(v.arena + ((size_t)(uint32_t)q->slot - 1) * TC_CC_ALIGN);
+    return ((e->w0 ^ q->a) | (e->w1 ^ q->b) | (uint64_t)(e->lenmode ^ q->lm)) == 0 ? e : NULL;
+}
+
+/* tc_chunk_cache_get for a key made by tc_cc_key_make (k, len, avail as there; v is c's view): a
+ * short key whose first slot was read ahead and names it is answered from that word; anything else
+ * takes the probes. */
+static TC_CC_INLINE const tc_ctok *tc_cc_key_get(const tc_chunk_cache *c, tc_cc_view v, const tc_cc_key *q,
+                                                 uint8_t mode, const uint8_t *k, size_t len, size_t avail,
+                                                 size_t *ntoks) {
+    if (q->slot) {
+        const tc_centry *e = tc_cc_key_entry(v, q);
+        if (e) {
             *ntoks = e->ntoks;
             return tc_cc_entry_toks(e);
         }

@@ -278,28 +278,42 @@ have_tokens:;
  * A warm encode is a lookup per chunk; the lookups of several chunks overlap. */
 #define KEY_BLOCK 64
 
+#if defined(__GNUC__)
+#define TC_NOINLINE __attribute__((noinline))
+#else
+#define TC_NOINLINE
+#endif
+
 typedef struct key_block {
     tc_cc_key k[KEY_BLOCK];
     uint8_t ok[KEY_BLOCK];       /* 1: cacheable (no prefix space, at most CACHE_MAX_KEY bytes), keyed */
 } key_block;
 
-/* Pass 1 over pieces v[0..m) (bytes at text, avail readable there). */
-static void key_pieces(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, size_t avail,
-                       key_block *kb) {
+/* Pass 1 over pieces v[0..m) (bytes at text, padded: pad_text); the table through its view (tc_cc_view). */
+static void key_pieces(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, key_block *kb) {
     uint8_t mode = (uint8_t)c->rank_mode;
+    tc_cc_view cv = tc_cc_view_of(c->cache);
     for (size_t k = 0; k < m; k++) {
         size_t len = v[k].end - v[k].start;
-        kb->ok[k] = !v[k].prefix_space && len <= CACHE_MAX_KEY;
-        if (!kb->ok[k]) continue;
-        tc_cc_key_make(&kb->k[k], mode, text + v[k].start, len, avail - v[k].start);
-        tc_chunk_cache_prefetch(c->cache, kb->k[k].h);
+        uint8_t ok = !v[k].prefix_space && len <= CACHE_MAX_KEY;
+        kb->ok[k] = ok;
+        if (!ok) continue;
+        tc_cc_key_make(&kb->k[k], mode, text + v[k].start, len);
+#if defined(__GNUC__)
+        __builtin_prefetch(&cv.slots[(size_t)kb->k[k].h & cv.mask]);   /* tc_chunk_cache_prefetch */
+#else
+        (void)cv;
+#endif
     }
 }
 
 /* Pass 2: slots read, entries started; a likely miss also starts its first merge lookups. */
 static void read_slots(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, key_block *kb) {
+    tc_cc_view cv = tc_cc_view_of(c->cache);
+    int bpe_ahead = !c->rank_mode;
     for (size_t k = 0; k < m; k++) {
-        if (kb->ok[k] && !tc_cc_key_ahead(c->cache, &kb->k[k]) && !c->rank_mode)
+        if (!kb->ok[k]) kb->k[k].slot = 0;   /* lookup_ids' one test */
+        else if (!tc_cc_key_ahead(cv, &kb->k[k]) && bpe_ahead)
             tc_bpe_prefetch(c->tok, text + v[k].start, v[k].end - v[k].start);
     }
 }
@@ -315,16 +329,16 @@ static inline int hit_spans(const uint8_t *s, size_t len, const tc_ctok *toks, s
     return 1;
 }
 
-/* Pass 3: each piece's tokens, from the cache or its encoder. An ids-only hit is pushed here with the
- * output's fields in locals (a store to the special flags may alias anything, so pushing through the
- * encoding reloaded them per chunk); everything else goes to run_chunk with the key's hash. */
+/* Pass 3 of an encode with offsets: each piece's tokens, from the cache or its encoder (an ids-only
+ * encode takes lookup_ids). A hit whose tokens start and end on ASCII bytes is pushed here with the
+ * output's fields in locals; everything else goes to run_chunk with the key's hash. */
 static int lookup_pieces(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m, const uint8_t *text,
                          size_t avail, uint32_t off, uint32_t norm_base, const key_block *kb) {
     uint8_t mode = (uint8_t)c->rank_mode;
     const tc_chunk_cache *cache = c->cache;
-    int ids_only = c->ids_only;
+    tc_cc_view cv = tc_cc_view_of(cache);
     /* spans are byte positions shifted by base + off: no alignment (identity) and no trace */
-    int plain = !ids_only && !c->ns.align && !c->tr;
+    int plain = !c->ns.align && !c->tr;
     tc_encoding *o = c->out;
     size_t on = o->n, cap = o->cap;
     uint32_t *ids = o->ids;
@@ -333,27 +347,8 @@ static int lookup_pieces(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m,
         const tc_ctok *hit = NULL;
         size_t nhit = 0;
         if (kb->ok[k]) {
-            hit = tc_cc_key_get(cache, &kb->k[k], mode, text + v[k].start, v[k].end - v[k].start,
+            hit = tc_cc_key_get(cache, cv, &kb->k[k], mode, text + v[k].start, v[k].end - v[k].start,
                                 avail - v[k].start, &nhit);
-            if (hit && ids_only) {
-                /* an entry has room for two tokens (tc_chunk_cache_get): the one- and two-token
-                 * chunks most words are take no branch on their count */
-                if (on + nhit + 2 > cap) {
-                    o->n = on;
-                    if (tc_encoding_reserve_ids(o, on + nhit + 2) != 0) return -1;
-                    cap = o->cap; ids = o->ids; sp = o->special;
-                }
-                ids[on] = hit[0].id;
-                ids[on + 1] = hit[1].id;
-                sp[on] = 0;   /* model output is never special */
-                sp[on + 1] = 0;
-                for (size_t t = 2; t < nhit; t++) {
-                    ids[on + t] = hit[t].id;
-                    sp[on + t] = 0;
-                }
-                on += nhit;
-                continue;
-            }
             if (hit && plain && hit_spans(text + v[k].start, v[k].end - v[k].start, hit, nhit)) {
                 /* a hit whose tokens start and end on ASCII bytes of a segment without alignment: each
                  * span is its bytes, shifted to the original text (run_chunk's seg_align, without the
@@ -387,6 +382,59 @@ static int lookup_pieces(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m,
     return 0;
 }
 
+/* lookup_ids' way for one piece it could not answer from its slot word: the probes, then the encoder
+ * (run_chunk); out of line, so that the answered pieces' loop keeps its state in registers. */
+static TC_NOINLINE int lookup_ids_slow(enc_ctx *c, uint32_t base, const tc_piece *piece, const uint8_t *text,
+                                       size_t avail, uint32_t off, uint32_t norm_base, const tc_cc_key *q, int ok) {
+    size_t len = piece->end - piece->start, nhit = 0;
+    const tc_ctok *hit = NULL;
+    if (ok) {
+        hit = tc_chunk_cache_get(c->cache, (uint8_t)c->rank_mode, text + piece->start, len, avail - piece->start,
+                                 q->h, &nhit);
+        if (hit) return push_chunk_ids(c, hit, nhit);
+    }
+    tc_piece pc = *piece;
+    pc.start += off;
+    pc.end += off;
+    return run_chunk(c, base, &pc, norm_base, ok ? &q->h : NULL, NULL, 0);
+}
+
+/* Pass 3 of an ids-only encode (lookup_pieces' ids-only hits, alone): a piece whose slot word was read
+ * ahead (read_slots: 0 for every other piece) and names its entry copies the entry's ids, two without a
+ * branch on their count; any other piece goes to lookup_ids_slow. The loop's only state is the output's
+ * ids, count and room, kept in locals. The special flags of the block's tokens are zeroed at its end
+ * (model output is never special). */
+static int lookup_ids(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m, const uint8_t *text, size_t avail,
+                      uint32_t off, uint32_t norm_base, const key_block *kb) {
+    tc_cc_view cv = tc_cc_view_of(c->cache);
+    tc_encoding *o = c->out;
+    size_t on = o->n, cap = o->cap, on0 = on;
+    uint32_t *ids = o->ids;
+    for (size_t k = 0; k < m; k++) {
+        const tc_cc_key *q = &kb->k[k];
+        if (q->slot) {
+            const tc_centry *e = tc_cc_key_entry(cv, q);
+            if (e && on + e->ntoks + 2 <= cap) {
+                /* an entry has room for two tokens (tc_chunk_cache_get) */
+                const tc_ctok *t = tc_cc_entry_toks(e);
+                size_t nh = e->ntoks;
+                ids[on] = t[0].id;
+                ids[on + 1] = t[1].id;
+                for (size_t j = 2; j < nh; j++) ids[on + j] = t[j].id;
+                on += nh;
+                continue;
+            }
+        }
+        o->n = on;
+        int rr = lookup_ids_slow(c, base, v + k, text, avail, off, norm_base, q, kb->ok[k]);
+        if (rr != 0) return rr;   /* -1 out of memory, or the encoder's own refusal */
+        on = o->n; cap = o->cap; ids = o->ids;
+    }
+    o->n = on;
+    if (on > on0) memset(o->special + on0, 0, on - on0);
+    return 0;
+}
+
 /* Runs pieces pl[0..n) (their bytes at c->ns.text.data + off + start); the
  * pieces' positions are shifted by off before run_chunk sees them. */
 static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32_t off, uint32_t norm_base) {
@@ -406,13 +454,14 @@ static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32
     size_t avail = c->ns.text.len - off;   /* bytes readable at text: a chunk's key words may read past its end */
     key_block kb[2];
     size_t m = n < KEY_BLOCK ? n : KEY_BLOCK;
-    key_pieces(c, v, m, text, avail, &kb[0]);
+    key_pieces(c, v, m, text, &kb[0]);
     read_slots(c, v, m, text, &kb[0]);
     for (size_t b0 = 0, cur = 0; b0 < n; b0 += m, cur ^= 1) {
         m = n - b0 < KEY_BLOCK ? n - b0 : KEY_BLOCK;
         size_t b1 = b0 + m, m1 = n - b1 < KEY_BLOCK ? n - b1 : KEY_BLOCK;
-        if (m1) key_pieces(c, v + b1, m1, text, avail, &kb[cur ^ 1]);
-        int rr = lookup_pieces(c, base, v + b0, m, text, avail, off, norm_base, &kb[cur]);
+        if (m1) key_pieces(c, v + b1, m1, text, &kb[cur ^ 1]);
+        int rr = c->ids_only ? lookup_ids(c, base, v + b0, m, text, avail, off, norm_base, &kb[cur])
+                             : lookup_pieces(c, base, v + b0, m, text, avail, off, norm_base, &kb[cur]);
         if (rr != 0) return rr;
         if (m1) read_slots(c, v + b1, m1, text, &kb[cur ^ 1]);
     }
@@ -445,6 +494,15 @@ static int trace_append(enc_ctx *c, uint32_t base, size_t a, size_t b, uint32_t 
     return 0;
 }
 
+/* The chunk loop keys a chunk from the 16 bytes at its start, whatever its length (key_pieces): the
+ * text it walks gets TC_CC_SHORT zero bytes past its end, before the pre-tokenizers take a pointer
+ * into it (the reserve may move it). */
+static int pad_text(tc_buf *t) {
+    if (tc_buf_reserve(t, TC_CC_SHORT) != 0) return -1;
+    memset(t->data + t->len, 0, TC_CC_SHORT);
+    return 0;
+}
+
 /* Metaspace (first pre-tokenizer) on bytes [a, b) of the normalized
  * segment, as HF's pre_tokenize on that split: spaces become the
  * replacement (NormalizedString::replace), the replacement is prepended per
@@ -470,6 +528,7 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
     int prepend = ms->prepend_scheme == TC_PREPEND_ALWAYS || ms->prepend_scheme == TC_PREPEND_LLAMA ||
                   (ms->prepend_scheme == TC_PREPEND_FIRST && w.align[0].start == 0);
     if (prepend && !starts && tc_nstr_prepend(&w, ms->replacement, ms->replacement_len, base) != 0) goto out;
+    if (pad_text(&w.text) != 0) goto out;
     {
         tc_nstr saved = c->ns;
         c->ns = w;
@@ -509,6 +568,7 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
     /* with Metaspace the trace records each piece's text as the model sees it (below) */
     if (c->tr && !metaspace && trace_segment(c, start, &norm_base) != 0) return -1;
 
+    if (pad_text(&ns->text) != 0) return -1;
     /* normalized added tokens */
     c->segs_norm.n = 0;
     if (tc_added_split(tok, &tok->trie_norm, ns->text.data, ns->text.len, &c->segs_norm) != 0) return -1;
