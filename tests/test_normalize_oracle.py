@@ -111,6 +111,25 @@ def rand_string(r):
     return "".join(chr(c) for c in out)
 
 
+def region_string(r):
+    """A longer text of quiet units (ASCII runs long enough for the 8-byte skip, precomposed letters,
+    CJK, Hangul syllables) and clusters that a form may change (marks, jamo, compatibility and special
+    characters), so that normalize.c's nfx_regions cuts it into several regions, next to each other or
+    apart, at the text's start and end."""
+    quiet = POOLS["latin_pre"] + POOLS["cjk"] + POOLS["hangul"] + POOLS["greek"]
+    loud = POOLS["marks"] + POOLS["other_marks"] + POOLS["jamo"] + POOLS["compat"] + POOLS["special"]
+    out = []
+    for _ in range(r.randint(1, 12)):
+        x = r.random()
+        if x < 0.4:
+            out.extend(r.choice(POOLS["ascii"]) for _ in range(r.randint(0, 20)))
+        elif x < 0.6:
+            out.extend(r.choice(quiet) for _ in range(r.randint(1, 4)))
+        else:
+            out.extend(r.choice(loud) for _ in range(r.randint(1, 4)))
+    return "".join(chr(c) for c in out)
+
+
 NORMALIZERS = {
     "nfc": lambda: normalizers.NFC(),
     "nfd": lambda: normalizers.NFD(),
@@ -174,6 +193,14 @@ def byte_to_char(text):
     return m
 
 
+def test_normalizer_regions_match_hf(monkeypatch, capsys):
+    """NFC, NFD, NFKC and NFKD normalize only the regions around the units they may change and copy
+    the rest (normalize.c nfx_regions): texts of many such regions, apart and adjacent, equal HF's
+    text and alignments."""
+    monkeypatch.setattr(sys, "argv", ["test_normalize_oracle.py", "--regions", "--n", "3000"])
+    assert main() == 0, capsys.readouterr().out
+
+
 def test_normalizers_match_hf(monkeypatch, capsys):
     """Normalized text, per-byte alignments and the no-op fast path equal HF's
     on seeded random strings for every normalizer (the full run: --n 20000)."""
@@ -188,6 +215,7 @@ def main():
     ap.add_argument("--driver")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--only")
+    ap.add_argument("--regions", action="store_true", help="longer texts of quiet runs and changing clusters")
     ap.add_argument("--all-chars", action="store_true",
                     help="instead of random strings: every assigned code point, alone and "
                          "between 'A' and two combining marks")
@@ -201,7 +229,7 @@ def main():
             texts = [chr(c) for c in ANY] + ["A" + chr(c) + "\u0316\u0301" for c in ANY]
         else:
             r = random.Random("%d:%s" % (a.seed, spec))
-            texts = [rand_string(r) for _ in range(a.n)]
+            texts = [(region_string if a.regions else rand_string)(r) for _ in range(a.n)]
         n = len(texts)
         norm = mk()
         tok = byte_tokenizer(mk())
