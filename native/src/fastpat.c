@@ -145,8 +145,12 @@ static size_t run_end(const uint8_t *s, size_t len, size_t i, int want) {
             /* non-ASCII units of the class, in one call (unit_at's two calls per unit were a third
              * of a warm encode of the UDHR translations, perf); an invalid byte (a unit of C_P) and
              * the run's end go on below */
+            int other;
             size_t j = tc_unicode_rx_run(s, len, i, want == C_L ? TC_RUN_L : want == C_N ? TC_RUN_N :
-                                                   want == C_WS ? TC_RUN_SPACE : TC_RUN_OTHER);
+                                                   want == C_WS ? TC_RUN_SPACE : TC_RUN_OTHER, &other);
+            /* a valid unit of another class ends the run: rx_run's classes are unit_at's (C_WS is
+             * whitespace that is no letter or digit, C_P none of the three) */
+            if (other) return j;
             if (j != i) { i = j; continue; }
         }
         unit u = unit_at(s, len, i);
@@ -230,14 +234,16 @@ static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
         unit v = u;
         size_t k = i;
         if (u.cp == ' ') { k = i + 1; v = unit_at(s, len, k); }
-        if (v.cls == C_L) return letter_run(s, len, k);
-        if (v.cls == C_N) return run_end(s, len, k, C_N);
-        if (v.cls == C_P) return run_end(s, len, k, C_P);
+        /* a run's first unit is known to be of its class: the run goes on after it (its units
+         * decoded once) */
+        if (v.cls == C_L) return letter_run(s, len, k + (size_t)v.n);
+        if (v.cls == C_N) return run_end(s, len, k + (size_t)v.n, C_N);
+        if (v.cls == C_P) return run_end(s, len, k + (size_t)v.n, C_P);
         return ws_match(s, len, i, 0);
     }
-    if (u.cls == C_L) return letter_run(s, len, i);
+    if (u.cls == C_L) return letter_run(s, len, i + (size_t)u.n);
     unit v = unit_at(s, len, i + (size_t)u.n);
-    if (u.cls != C_NL && u.cls != C_N && v.cls == C_L) return letter_run(s, len, i + (size_t)u.n);
+    if (u.cls != C_NL && u.cls != C_N && v.cls == C_L) return letter_run(s, len, i + (size_t)u.n + (size_t)v.n);
     if (u.cls == C_N) {
         end = i + (size_t)u.n;
         for (size_t c = 1; c < maxn; c++) {
@@ -248,7 +254,7 @@ static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
         return end;
     }
     if (u.cls == C_P || (u.cp == ' ' && v.cls == C_P)) {
-        end = run_end(s, len, u.cls == C_P ? i : i + 1, C_P);
+        end = run_end(s, len, u.cls == C_P ? i + (size_t)u.n : i + 1 + (size_t)v.n, C_P);
         return run_end(s, len, end, C_NL);
     }
     return ws_match(s, len, i, 1);

@@ -91,7 +91,8 @@ tc_gc tc_unicode_rx_gc(uint32_t cp) { return (tc_gc)(rx_byte(cp) & 31u); }
 
 int tc_unicode_rx_space(uint32_t cp) { return ((rx_byte(cp) >> 5) & TC_RX_F_SPACE) != 0; }
 
-size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class cls) {
+size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class cls, int *other) {
+    *other = 0;
     while (i < len && s[i] >= 0x80) {
         int n;
         uint32_t cp = tc_utf8_decode(s, len, i, &n);
@@ -105,7 +106,7 @@ size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class
         case TC_RUN_SPACE: in = space && !(m & (TC_GCM_L | TC_GCM_N)); break;
         default: in = !(m & (TC_GCM_L | TC_GCM_N)) && !space; break;
         }
-        if (!in) break;
+        if (!in) { *other = 1; break; }
         i += (size_t)n;
     }
     return i;

@@ -81,8 +81,9 @@ typedef enum tc_rx_run_class {
 
 /* The end of the run of valid non-ASCII UTF-8 units of class `cls` from s[i]: stops at an ASCII byte,
  * an invalid sequence or a unit of another class (i itself when s[i] is none of the run's). One call
- * per run where the hand-written scanners (fastpat.c) made one per unit. */
-size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class cls);
+ * per run where the hand-written scanners (fastpat.c) made one per unit. *other is set to 1 when the
+ * run stopped at a valid non-ASCII unit of another class (the caller need not decode it again), else 0. */
+size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class cls, int *other);
 
 /* \w of the flavor (UTS #18 word with each engine's exceptions); bracket:
  * the \w is inside [...] (Oniguruma answers a bare \w below U+0100 from its
