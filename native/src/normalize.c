@@ -436,6 +436,7 @@ static int nfx_regions(tc_nstr *s, tc_norm_kind kind, nstream *st, uint32_t base
     int compat = kind == TC_NORM_NFKD || kind == TC_NORM_NFKC, compose = kind == TC_NORM_NFC || kind == TC_NORM_NFKC;
     uint32_t bad = kind == TC_NORM_NFD ? TC_UNF_CANON : kind == TC_NORM_NFKD ? TC_UNF_COMPAT
                  : kind == TC_NORM_NFC ? TC_UNF_NFC_NY : TC_UNF_NFKC_NY;
+    uint32_t dflag = compat ? TC_UNF_COMPAT : TC_UNF_CANON;   /* what build_decomposed expands */
     nregion *rg = NULL;
     size_t nrg = 0, rcap = 0, quiet = 0, out_len = len;
     int rc = 0;
@@ -444,14 +445,31 @@ static int nfx_regions(tc_nstr *s, tc_norm_kind kind, nstream *st, uint32_t base
         if (len - i >= 8 && !(ascii_word(t + i) & 0x8080808080808080ull)) { quiet = i + 7; i += 8; continue; }
         if (t[i] < 0x80) { quiet = i++; continue; }
         int ul;
-        uint32_t cp = tc_utf8_decode(t, len, i, &ul);
-        if (unit_quiet(tc_unicode_norm_info(cp), bad)) { quiet = i; i += (size_t)ul; continue; }
+        uint32_t cp = tc_utf8_decode(t, len, i, &ul), info = tc_unicode_norm_info(cp);
+        if (unit_quiet(info, bad)) { quiet = i; i += (size_t)ul; continue; }
         /* from the quiet unit before it (0 at the text's start) to the next quiet unit */
         size_t a = quiet, j = i + (size_t)ul;
+        int units = 1;
         while (j < len && t[j] >= 0x80) {
-            cp = tc_utf8_decode(t, len, j, &ul);
-            if (unit_quiet(tc_unicode_norm_info(cp), bad)) break;
-            j += (size_t)ul;
+            int ul2;
+            uint32_t c2 = tc_utf8_decode(t, len, j, &ul2);
+            if (unit_quiet(tc_unicode_norm_info(c2), bad)) break;
+            j += (size_t)ul2;
+            units++;
+        }
+        if (units == 1 && a < i && !(info & dflag)) {
+            /* the most common region (a vowel sign or a mark after its letter): one unit that the form
+             * does not decompose, after a quiet unit (which may have a canonical decomposition under
+             * NFC and NFKC). Under NFD and NFKD nothing moves (one unit cannot be reordered); under NFC
+             * and NFKC a quiet unit without a decomposition and this one come back unchanged unless
+             * they compose */
+            int qn;
+            uint32_t q = tc_utf8_decode(t, len, a, &qn);
+            if (!compose || (!(tc_unicode_norm_info(q) & dflag) && tc_unicode_compose(q, cp) == 0)) {
+                quiet = j;
+                i = j;
+                continue;
+            }
         }
         size_t ia = st->n;
         if (build_decomposed(t + a, j - a, compat, st) != 0) { rc = -1; goto out; }
