@@ -110,9 +110,12 @@ static inline const uint8_t *tc_cc_entry_key(const tc_centry *e) {
     return (const uint8_t *)(tc_cc_entry_toks(e) + tc_cc_entry_slots(e->ntoks));
 }
 
-static inline const tc_centry *tc_cc_slot_entry(const tc_chunk_cache *c, uint64_t w) {
-    return (const tc_centry *)(const void *)(c->arena + ((size_t)(uint32_t)w - 1) * TC_CC_ALIGN);
+/* The entry a nonzero slot word names, in an arena. */
+static inline const tc_centry *tc_cc_entry_at(const uint8_t *arena, uint64_t w) {
+    return (const tc_centry *)(const void *)(arena + ((size_t)(uint32_t)w - 1) * TC_CC_ALIGN);
 }
+
+static inline const tc_centry *tc_cc_slot_entry(const tc_chunk_cache *c, uint64_t w) { return tc_cc_entry_at(c->arena, w); }
 
 #if defined(__GNUC__)
 #define TC_CC_INLINE inline __attribute__((always_inline))
@@ -200,7 +203,7 @@ static TC_CC_INLINE int tc_cc_key_ahead(tc_cc_view v, tc_cc_key *q) {
     }
     q->slot = w;
 #if defined(__GNUC__)
-    __builtin_prefetch(v.arena + ((size_t)(uint32_t)w - 1) * TC_CC_ALIGN);   /* tc_cc_slot_entry */
+    __builtin_prefetch(tc_cc_entry_at(v.arena, w));
 #endif
     return 1;
 }
@@ -209,7 +212,7 @@ static TC_CC_INLINE int tc_cc_key_ahead(tc_cc_view v, tc_cc_key *q) {
  * compare of three words. A slot only ever goes from 0 to its final word, so a word read ahead is
  * still the slot's word. */
 static TC_CC_INLINE const tc_centry *tc_cc_key_entry(tc_cc_view v, const tc_cc_key *q) {
-    const tc_centry *e = (const tc_centry *)(const void *)(v.arena + ((size_t)(uint32_t)q->slot - 1) * TC_CC_ALIGN);
+    const tc_centry *e = tc_cc_entry_at(v.arena, q->slot);
     return ((e->w0 ^ q->a) | (e->w1 ^ q->b) | (uint64_t)(e->lenmode ^ q->lm)) == 0 ? e : NULL;
 }
 

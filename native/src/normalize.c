@@ -230,6 +230,16 @@ static int build_lower(const uint8_t *t, size_t len, nstream *s) {
 
 static inline uint64_t ascii_word(const uint8_t *p) { uint64_t w; memcpy(&w, p, 8); return w; }
 
+/* The norm_info bits of a code point that form `kind` (NFD, NFKD, NFC, NFKC) may change. */
+static uint32_t nfx_bad(tc_norm_kind kind) {
+    switch (kind) {
+    case TC_NORM_NFD: return TC_UNF_CANON;
+    case TC_NORM_NFKD: return TC_UNF_COMPAT;
+    case TC_NORM_NFC: return TC_UNF_NFC_NY;
+    default: return TC_UNF_NFKC_NY;
+    }
+}
+
 /* 1 if one step provably leaves text unchanged. */
 static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
     size_t i = 0;
@@ -248,13 +258,7 @@ static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
         }
         return 1;
     }
-    uint32_t bad;
-    switch (kind) {
-    case TC_NORM_NFD: bad = TC_UNF_CANON; break;
-    case TC_NORM_NFKD: bad = TC_UNF_COMPAT; break;
-    case TC_NORM_NFC: bad = TC_UNF_NFC_NY; break;
-    default: bad = TC_UNF_NFKC_NY; break;
-    }
+    uint32_t bad = nfx_bad(kind);
     uint32_t last = 0;
     while (i < len) {
         /* eight ASCII bytes at a time: most text is mostly ASCII, and every encode of a
@@ -434,8 +438,7 @@ static int nfx_regions(tc_nstr *s, tc_norm_kind kind, nstream *st, uint32_t base
     const uint8_t *t = s->text.data;
     size_t len = s->text.len;
     int compat = kind == TC_NORM_NFKD || kind == TC_NORM_NFKC, compose = kind == TC_NORM_NFC || kind == TC_NORM_NFKC;
-    uint32_t bad = kind == TC_NORM_NFD ? TC_UNF_CANON : kind == TC_NORM_NFKD ? TC_UNF_COMPAT
-                 : kind == TC_NORM_NFC ? TC_UNF_NFC_NY : TC_UNF_NFKC_NY;
+    uint32_t bad = nfx_bad(kind);
     uint32_t dflag = compat ? TC_UNF_COMPAT : TC_UNF_CANON;   /* what build_decomposed expands */
     nregion *rg = NULL;
     size_t nrg = 0, rcap = 0, quiet = 0, out_len = len;
@@ -449,15 +452,13 @@ static int nfx_regions(tc_nstr *s, tc_norm_kind kind, nstream *st, uint32_t base
         if (unit_quiet(info, bad)) { quiet = i; i += (size_t)ul; continue; }
         /* from the quiet unit before it (0 at the text's start) to the next quiet unit */
         size_t a = quiet, j = i + (size_t)ul;
-        int units = 1;
         while (j < len && t[j] >= 0x80) {
             int ul2;
             uint32_t c2 = tc_utf8_decode(t, len, j, &ul2);
             if (unit_quiet(tc_unicode_norm_info(c2), bad)) break;
             j += (size_t)ul2;
-            units++;
         }
-        if (units == 1 && a < i && !(info & dflag)) {
+        if (j == i + (size_t)ul && a < i && !(info & dflag)) {   /* one unit */
             /* the most common region (a vowel sign or a mark after its letter): one unit that the form
              * does not decompose, after a quiet unit (which may have a canonical decomposition under
              * NFC and NFKC). Under NFD and NFKD nothing moves (one unit cannot be reordered); under NFC
