@@ -272,7 +272,8 @@ class Tokenizer:
         def strings(enc: Encoding) -> dict[int, str]:
             if not (enc.ids == unk).any():
                 return {}
-            return unknown_strings(self.trace(text, add_special_tokens, encoder), unk, self.token_to_id)
+            raw = self._handle.trace(text, add_special_tokens, self._encoder(encoder))
+            return unknown_strings(raw, enc.ids, unk, self.token_to_id)
         return strings
 
     def decode_bytes(self, ids: Iterable[int], skip_special_tokens: bool = False) -> bytes:

@@ -12,6 +12,7 @@ engine's buffers; this module depends on core/encoding.py alone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,13 @@ class LatticeNode:
 
 _LATTICE = np.dtype([("start", "<u4"), ("len", "<u4"), ("id", "<u4"), ("score", "<f8"), ("path_score", "<f8"),
                      ("unk", "u1"), ("best", "u1"), ("pad", "u1", (2,))], align=True)
+
+
+def lattice_nodes(raw: Mapping[str, object]) -> np.ndarray:
+    """A raw trace's lattice nodes (every chunk's, in one structured array)."""
+    if raw.get("lattice_node_size", _LATTICE.itemsize) != _LATTICE.itemsize:
+        raise RuntimeError(f"the engine's lattice node is {raw['lattice_node_size']} bytes, not {_LATTICE.itemsize}")
+    return np.frombuffer(raw.get("lattice", b""), dtype=_LATTICE)  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True)
@@ -169,10 +177,7 @@ class Trace:
         enc = Encoding.from_native(raw["encoding"], tok)  # type: ignore[arg-type]
         syms = np.frombuffer(raw["syms"], dtype="<u4")  # type: ignore[arg-type]
         steps = np.frombuffer(raw["steps"], dtype=_STEP)  # type: ignore[arg-type]
-        lat = np.frombuffer(raw.get("lattice", b""), dtype=_LATTICE)  # type: ignore[call-overload]
-        if raw.get("lattice_node_size", _LATTICE.itemsize) != _LATTICE.itemsize:
-            raise RuntimeError(f"the engine's lattice node is {raw['lattice_node_size']} bytes, "
-                               f"not {_LATTICE.itemsize}")
+        lat = lattice_nodes(raw)
         chunks = []
         for c in raw["chunks"]:  # type: ignore[attr-defined]
             lf, lc = c.get("lat_first", 0), c.get("lat_count", 0)
