@@ -145,6 +145,23 @@ def test_trace_replays_to_the_encoding():
         assert rebuilt == ids
 
 
+def test_trace_reads_no_file(qwen3_json, monkeypatch):
+    """A trace of a file's tokenizer does not hash the file (it did, through describe(): a board diff
+    traces each differing text three times, and 47,543 UDHR lines spent 217 s re-reading it)."""
+    import tokinspect.core.tokenizer as tk
+
+    tok = Tokenizer.from_file(qwen3_json)
+    assert tok.describe()["sha256"]
+
+    def no_read(path):
+        raise AssertionError(f"read {path}")
+
+    monkeypatch.setattr(tk, "file_sha256", no_read)
+    tr = tok.trace("Hello naïve world", encoder="kestrel-v2")
+    assert tr.encoding.ids.tolist() == tok.encode("Hello naïve world", encoder="kestrel-v2").ids.tolist()
+    assert tok.trace("Hello").chunks[0].model == "BPE"
+
+
 def test_trace_normalization_alignment():
     tok = Tokenizer.default()
     tr = tok.trace("e\u0301 x")          # NFC composes e + U+0301

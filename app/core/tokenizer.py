@@ -57,6 +57,7 @@ class Tokenizer:
         self.path = path
         self.format = fmt
         info = json.loads(handle.describe())  # type: ignore[attr-defined]
+        self._model = str(info.get("model", "BPE"))   # a trace's kind of model, read once
         unk = info.get("unk_id")
         # a Unigram model's unknowns are named by the text they cover (surface.py)
         self._lattice_unk: int | None = int(unk) if "Unigram" in str(info.get("model", "")) and unk is not None \
@@ -285,8 +286,10 @@ class Tokenizer:
 
     def trace(self, text: str | bytes, add_special_tokens: bool = True, encoder: str = "bpe") -> Trace:
         """Encodes with a full trace: normalization, chunks, merge steps."""
-        model = str(self.describe().get("model", "BPE"))
-        return Trace.from_native(self, self._handle.trace(text, add_special_tokens, self._encoder(encoder)), model)
+        # subtle: not describe(), which hashes the file (a board diff traces each differing text
+        # three times: 47,543 UDHR lines spent 217 s re-reading the tokenizer file)
+        return Trace.from_native(self, self._handle.trace(text, add_special_tokens, self._encoder(encoder)),
+                                 self._model)
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.name!r}, format={self.format}, vocab_size={self.vocab_size})"
