@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import NoReturn
@@ -31,6 +32,17 @@ os.environ.setdefault("TOKINSPECT_CACHE_DIR", _TEST_CACHE)
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_TEST_CACHE, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _collect_cycles_between_tests():  # type: ignore[no-untyped-def]
+    """Once a GUI test made a Runner, automatic collection is off (app/window/collector.py) and only
+    the event loop's timer collects: a test without a loop collects what is due when it ends."""
+    yield
+    collector = sys.modules.get("tokinspect.window.collector")
+    if collector is not None and collector.installed():
+        collector.collect_due()
+
 
 SHARED = refs.SHARED_DATA
 REPO = Path(__file__).resolve().parents[1]

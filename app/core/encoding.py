@@ -63,7 +63,8 @@ class Encoding:
     special_mask: np.ndarray
     _tokenizer: Vocabulary = field(repr=False, compare=False)
     # a Unigram model's unknowns: {token index: the text it covers}, computed on first use of `tokens`
-    _surface: Callable[[], dict[int, str]] | None = field(default=None, repr=False, compare=False)
+    # (given the encoding, not closed over it: no cycle, so refcounting alone frees an encoding)
+    _surface: Callable[[Encoding], dict[int, str]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_native(cls, raw: tuple[bytes, bytes, bytes, bytes], tok: Vocabulary,
@@ -71,10 +72,7 @@ class Encoding:
         """The engine's four buffers (ids, byte offsets, character offsets, special mask) as an Encoding.
         `surface`, given the encoding, names the tokens whose HF string is the text they cover."""
         ids, offs, char_offs, special = _arrays(raw)
-        enc = cls(ids, char_offs, offs, special, tok)
-        if surface is not None:
-            object.__setattr__(enc, "_surface", lambda: surface(enc))
-        return enc
+        return cls(ids, char_offs, offs, special, tok, surface)
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
@@ -86,7 +84,7 @@ class Encoding:
         get = self._tokenizer._handle.id_to_token
         out = [get(int(i)) or "" for i in self.ids]
         if self._surface is not None:
-            for k, text in self._surface().items():
+            for k, text in self._surface(self).items():
                 out[k] = text
         return out
 

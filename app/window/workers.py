@@ -22,6 +22,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..analysis.text import Cancelled
+from . import collector
 
 
 class _Signals(QObject):
@@ -95,6 +96,7 @@ class Runner(QObject):
     def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None,
                  expected: tuple[type[Exception], ...] = ()) -> None:
         super().__init__(parent)
+        collector.install()   # cycles (closed windows among them) are collected on the UI thread only
         self.pool = pool or QThreadPool.globalInstance()
         self.expected = expected
         self.generation = 0
