@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -165,8 +166,27 @@ class Trace:
     norm_align: np.ndarray          # (len(normalized), 2) original byte span per normalized byte
     normalized_changed: bool
     chunks: list[TraceChunk]
-    greedy_steps: list[GreedyStep]   # the greedy encoder's steps (empty for bpe/rank)
-    kestrel_steps: list[KestrelStep] = field(default_factory=list)   # a kestrel encoder's steps
+    # the engine's step records, made into GreedyStep / KestrelStep objects on first use: a board diff
+    # traces each differing text with every emulation and reads the steps of one (the 47,543 UDHR
+    # lines spent 47 s building KestrelSteps nobody read)
+    _greedy_raw: np.ndarray = field(repr=False, compare=False)
+    _greedy_cands: np.ndarray = field(repr=False, compare=False)
+    _kestrel_raw: np.ndarray = field(repr=False, compare=False)
+
+    @cached_property
+    def greedy_steps(self) -> list[GreedyStep]:
+        """The greedy encoder's steps (empty for the others)."""
+        cands = self._greedy_cands.tolist()
+        return [GreedyStep(pos, None if chosen == _NONE else chosen, n, cands[first:first + count])
+                for pos, chosen, n, first, count in self._greedy_raw.tolist()]
+
+    @cached_property
+    def kestrel_steps(self) -> list[KestrelStep]:
+        """A kestrel encoder's steps (empty for the others)."""
+        return [KestrelStep(pos, at, spaces, limit, None if tid == _NONE else tid, consumed,
+                            None if rid == _NONE else rid, rlen, unguarded, KESTREL_RULES[rule], KESTREL_RETRIES[retry])
+                for pos, at, spaces, limit, tid, consumed, rid, rlen, unguarded, rule, retry, _pad
+                in self._kestrel_raw.tolist()]
 
     @property
     def normalized_text(self) -> str:
@@ -198,18 +218,6 @@ class Trace:
         align = np.frombuffer(raw["norm_align"], dtype="<u4").reshape(-1, 2)  # type: ignore[arg-type]
         gsteps = np.frombuffer(raw["greedy_steps"], dtype=_GSTEP)  # type: ignore[arg-type]
         gcands = np.frombuffer(raw["greedy_cands"], dtype="<u4")  # type: ignore[arg-type]
-        greedy = []
-        for g in gsteps:
-            first, count = int(g["cand_first"]), int(g["cand_count"])
-            chosen = None if int(g["chosen"]) == 0xFFFFFFFF else int(g["chosen"])
-            greedy.append(GreedyStep(int(g["pos"]), chosen, int(g["chosen_len"]),
-                                     [int(x) for x in gcands[first : first + count]]))
-        kestrel = [
-            KestrelStep(int(k["pos"]), int(k["at"]), int(k["spaces"]), int(k["limit"]),
-                        None if int(k["id"]) == _NONE else int(k["id"]), int(k["consumed"]),
-                        None if int(k["retry_id"]) == _NONE else int(k["retry_id"]), int(k["retry_len"]),
-                        int(k["unguarded"]), KESTREL_RULES[int(k["rule"])], KESTREL_RETRIES[int(k["retry"])])
-            for k in np.frombuffer(raw.get("kestrel_steps", b""), dtype=_KSTEP)  # type: ignore[call-overload]
-        ]
+        ksteps = np.frombuffer(raw.get("kestrel_steps", b""), dtype=_KSTEP)  # type: ignore[call-overload]
         return cls(enc, bytes(raw["normalized"]), align, bool(raw["normalized_changed"]), chunks,  # type: ignore[arg-type]
-                   greedy, kestrel)
+                   gsteps, gcands, ksteps)
