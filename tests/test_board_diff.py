@@ -194,3 +194,28 @@ def test_empty_sides(tok: Tokenizer) -> None:
     d = bd.diff_text("hi", ids(tok, "hi"), [], tok)
     (v,) = d.divergences
     assert v.kind == "different_bytes" and v.board_pieces == ()
+
+
+def test_steps_touching_a_span_are_the_steps_that_overlap_it() -> None:
+    """The kestrel steps a divergent span reads (found by bisection over the steps' regions) are the
+    steps whose region overlaps the span, checked against every step on seeded random texts and spans."""
+    from corpus import random_texts
+    from tokinspect.board import causes
+
+    tok = Tokenizer.default()
+    rng = random.Random(11)
+    spans = found = 0
+    for text in random_texts(12, 300, ["<|im_end|>", "<think>"]):
+        n = len(text.encode("utf-8", errors="surrogatepass"))
+        for run in causes.replays(tok, text):
+            steps = run.trace.kestrel_steps
+            if not steps:
+                continue
+            assert run.step_regions is not None, text
+            for _ in range(20):
+                a = rng.randint(0, n)
+                span = (a, rng.randint(a, n))
+                want = [st for st in steps if causes._overlaps(causes._kestrel_region(st), span)]
+                assert run.steps_touching(span) == want, (text, span)
+                spans, found = spans + 1, found + len(want)
+    assert spans > 10_000 and found > spans

@@ -15,8 +15,10 @@ from bytes alone: a span no emulation reproduces gets no rule (its diff kind sti
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..core.tokenizer import Encoding, Tokenizer, TokenizerError
 from ..core.trace import KestrelStep, Trace
@@ -121,6 +123,26 @@ class Replay:
     @property
     def ids(self) -> list[int]:
         return self.encoding.ids.tolist()
+
+    @cached_property
+    def step_regions(self) -> tuple[list[int], list[int]] | None:
+        """The kestrel steps' regions as (starts, ends), when both are in order (steps follow the text,
+        so they are); None otherwise, and a span then looks at every step."""
+        regions = [_kestrel_region(st) for st in self.trace.kestrel_steps]
+        starts, ends = [a for a, _ in regions], [b for _, b in regions]
+        ordered = all(x <= y for x, y in zip(starts, starts[1:])) and all(x <= y for x, y in zip(ends, ends[1:]))
+        return (starts, ends) if ordered else None
+
+    def steps_touching(self, span: tuple[int, int]) -> list[KestrelStep]:
+        """The kestrel steps whose region overlaps span (`_overlaps`), in order. A step can overlap only
+        if it starts at or before the span's end and ends at or after its start: with both in order that
+        is a slice found by bisection (a board diff of 47,543 UDHR lines tested 40 M pairs in 14 s)."""
+        steps = self.trace.kestrel_steps
+        rg = self.step_regions
+        if rg is not None:
+            lo, hi = bisect_left(rg[1], span[0]), bisect_right(rg[0], span[1])
+            steps = steps[lo:hi]
+        return [st for st in steps if _overlaps(_kestrel_region(st), span)]
 
 
 def replay(tok: Tokenizer, text: str | bytes, encoder: str) -> Replay | None:
@@ -288,9 +310,8 @@ def span_findings(tok: Tokenizer, text_bytes: bytes, span: tuple[int, int], host
     found += _equal_bytes(tok, host_ids, board_ids)
     if run is not None and run.trace.kestrel_steps:
         version = 1 if run.encoder == "kestrel-v1" else 2
-        for st in run.trace.kestrel_steps:
-            if _overlaps(_kestrel_region(st), span):
-                found += _kestrel_findings(tok, text_bytes, st, version)
+        for st in run.steps_touching(span):
+            found += _kestrel_findings(tok, text_bytes, st, version)
     on_board = set(board_ids)
     for sid in _added(tok, host_ids):
         if sid not in on_board:
