@@ -60,7 +60,7 @@ class Tokenizer:
         self._model = str(info.get("model", "BPE"))   # a trace's kind of model, read once
         unk = info.get("unk_id")
         # a Unigram model's unknowns are named by the text they cover (surface.py)
-        self._lattice_unk: int | None = int(unk) if "Unigram" in str(info.get("model", "")) and unk is not None \
+        self._lattice_unk: int | None = int(unk) if "Unigram" in self._model and unk is not None \
             else None
 
     # ---- loading -------------------------------------------------------

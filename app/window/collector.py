@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer
+from PySide6.QtCore import QCoreApplication, QThread, QTimer
 
 TICK_MS = 250
 _NAME = "tokinspect-main-thread-gc"
@@ -55,6 +55,7 @@ def install() -> bool:
     return True
 
 
-def installed(app: QObject | None = None) -> bool:
-    app = app or QCoreApplication.instance()
+def installed() -> bool:
+    """Whether install() took effect in this process (its timer runs, automatic collection is off)."""
+    app = QCoreApplication.instance()
     return app is not None and app.findChild(QTimer, _NAME) is not None and not gc.isenabled()
