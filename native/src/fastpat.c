@@ -260,7 +260,7 @@ static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
     return ws_match(s, len, i, 1);
 }
 
-/* ---- 64 ASCII bytes at a time (QWEN2, CL100K) ------------------------------
+/* ---- 64 bytes at a time (QWEN2, CL100K) ------------------------------------
  *
  * Every match start of a block from bitmaps of its bytes' classes (bit j is
  * byte j of the block), without trying the alternatives at each start. The
@@ -286,7 +286,13 @@ static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
  * run of letters, digits, punctuation or whitespace that reaches the
  * block's end: its whitespace may meet a \n later, its letters go on): the
  * starts up to that run's first byte are kept, and the scan resumes at the
- * last of them. A block cut short by a non-ASCII byte ends there.
+ * last of them. Non-ASCII units take part as whole units: a letter's bytes
+ * are letters, a unit of [^\s\p{L}\p{N}] (a mark, a symbol, an invalid
+ * byte) is punctuation, and the "run of one" above is a run of one unit
+ * (its bytes after the first are known: C); a non-ASCII digit or space, or
+ * a unit that crosses the block's end, cuts the block before it, and an
+ * apostrophe before a non-ASCII letter (which may fold to s under (?i))
+ * ends the decided part.
  * The approach (a block's classes as 64-bit maps, the starts by word
  * operations) is the one crusoecloud/fastokens describes for its scanner
  * (src/pre_tokenizers/scan_simd.rs, commit 55f3ef3); the rules above are
@@ -341,14 +347,19 @@ static inline int lower_is(uint8_t b, char x) { return (b | 0x20) == x; }
 
 /* The match starts of s[0..64) that are decided by these 64 bytes, s[0] being a match start
  * (bit 0 always set; a bit above 0 is a match start, and the scan may resume at the highest). */
-static uint64_t block_starts(const uint8_t *s, int cl100k) {
+static uint64_t block_starts(const uint8_t *s, size_t len, int cl100k) {
     cls64 c;
     classify64(s, &c);
-    uint64_t valid = ~0ull;
+    uint64_t valid = ~0ull, C = 0;
     if (c.na) {
-        unsigned x = (unsigned)__builtin_ctzll(c.na);
+        /* non-ASCII units: a letter's bytes are letters, an other unit's bytes punctuation (P below), its
+         * bytes after the first in C; the block ends before a non-ASCII digit or space, or a unit that
+         * crosses its end (those wait for the unit-by-unit scan) */
+        uint64_t ul;
+        unsigned x = tc_unicode_rx_block(s, len, c.na, &ul, &C);
         if (x < 2) return 1;
-        valid = (1ull << x) - 1;   /* what follows a non-ASCII byte waits for the unit-by-unit scan */
+        if (x < 64) valid = (1ull << x) - 1;
+        c.l |= ul;
     }
     uint64_t L = c.l & valid, N = c.n & valid, NL = c.nl & valid, WS = c.ws & valid, SP = c.sp & valid;
     uint64_t W = WS | NL, P = valid & ~(L | N | W);
@@ -361,8 +372,11 @@ static uint64_t block_starts(const uint8_t *s, int cl100k) {
     unsigned r = 64 - (unsigned)__builtin_clzll(other);
     /* punctuation runs whose first byte starts a match (no space before it) */
     uint64_t ps = P & ~(P << 1) & ~(SP << 1);
-    /* letters: a run's first letter, unless other whitespace or such a lone punctuation byte is its prefix */
-    uint64_t starts = L & ~(L << 1) & ~(WS << 1) & ~(ps << 1);
+    /* a punctuation run of one unit: ps's unit ends the run (its bytes: ps and the continuation bytes after it) */
+    uint64_t ps1 = ps;
+    for (unsigned k = 0; k < 3; k++) ps1 |= (ps1 << 1) & C;
+    /* letters: a run's first letter, unless other whitespace or such a lone punctuation unit is its prefix */
+    uint64_t starts = L & ~(L << 1) & ~(WS << 1) & ~(ps1 << 1);
     /* digits */
     if (!cl100k) {
         starts |= N;
@@ -394,6 +408,9 @@ static uint64_t block_starts(const uint8_t *s, int cl100k) {
         if (j >= r) break;
         if (j + 3 > top) { r = j; break; }   /* its letters are not all in the block's decided part */
         uint8_t b1 = s[j + 1], b2 = s[j + 2];
+        /* a non-ASCII letter may fold to an ASCII one ('\u017f is 's under (?i)): contraction() decides. No
+         * non-ASCII letter folds to e or l (tests/test_scanner_blocks.py tries every letter after 'r 'v 'l) */
+        if (b1 >= 0x80) { r = j; break; }
         unsigned after = 0;
         if (lower_is(b1, 's') || lower_is(b1, 't') || lower_is(b1, 'm') || lower_is(b1, 'd')) after = j + 2;
         else if ((L >> (j + 2)) & 1 && ((lower_is(b1, 'r') && lower_is(b2, 'e')) || (lower_is(b1, 'v') && lower_is(b2, 'e')) ||
@@ -432,7 +449,7 @@ static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t f
     while (i < len && np < stop) {
 #ifdef TC_BLOCKS
         if (blocks && i >= unit_until && len - i >= 64) {
-            uint64_t starts = block_starts(s + i, p == TC_FAST_CL100K) & ~1ull;  /* bit 0 is i itself */
+            uint64_t starts = block_starts(s + i, len - i, p == TC_FAST_CL100K) & ~1ull;  /* bit 0 is i itself */
             if (starts) {
                 if (grow_to(out, cap, per * (np + 64), size) != 0) return -1;
                 size_t base = i;

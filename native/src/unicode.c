@@ -112,6 +112,53 @@ size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class
     return i;
 }
 
+/* The index of rest's lowest set bit (rest != 0). */
+static inline unsigned ctz64(uint64_t rest) {
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(rest);
+#else
+    unsigned k = 0;
+    while (!(rest & 1u)) { rest >>= 1; k++; }
+    return k;
+#endif
+}
+
+unsigned tc_unicode_rx_block(const uint8_t *s, size_t len, uint64_t na, uint64_t *letters, uint64_t *cont) {
+    uint64_t l = 0, c = 0;
+    unsigned stop = 64;
+    for (unsigned j = 0; j < 64; ) {
+        uint64_t rest = na >> j;
+        if (!rest) break;
+        j += ctz64(rest);
+        int n;
+        uint32_t cp;
+        uint8_t b0 = s[j], b1 = j + 1 < len ? s[j + 1] : 0, b2 = j + 2 < len ? s[j + 2] : 0;
+        /* two- and three-byte units inline (the decoder's call was a third of this function's cost) */
+        if (b0 >= 0xC2 && b0 <= 0xDF && (b1 & 0xC0) == 0x80) {
+            n = 2;
+            cp = ((uint32_t)(b0 & 0x1F) << 6) | (b1 & 0x3Fu);
+        } else if ((b0 & 0xF0) == 0xE0 && (b1 & 0xC0) == 0x80 && (b2 & 0xC0) == 0x80 &&
+                   (cp = ((uint32_t)(b0 & 0x0F) << 12) | ((uint32_t)(b1 & 0x3F) << 6) | (b2 & 0x3Fu)) >= 0x800 &&
+                   (cp < 0xD800 || cp > 0xDFFF)) {
+            n = 3;   /* no overlong form, no surrogate: tc_utf8_decode's rule */
+        } else {
+            cp = tc_utf8_decode(s, len, j, &n);
+        }
+        /* a unit that crosses the block's end keeps its bytes inside it: it belongs to the block's last
+         * run, which block_starts never keeps */
+        uint64_t bits = (((uint64_t)1 << n) - 1) << j;
+        /* unit_at's classes (fastpat.c): a letter, a digit, a space, else other */
+        uint32_t b = rx_byte(cp), m = TC_GCM(b & 31u);
+        if (m & TC_GCM_L) l |= bits;
+        else if ((m & TC_GCM_N) || ((b >> 5) & TC_RX_F_SPACE)) { stop = j; break; }
+        c |= bits & ~((uint64_t)1 << j);
+        j += (unsigned)n;
+    }
+    *letters = l;
+    *cont = c;
+    return stop;
+}
+
 /* Oniguruma (6.9.x, src/unicode.c onigenc_unicode_is_code_ctype) tests a
  * bare \w below 256 in EncUNICODE_ISO_8859_1_CtypeTable (TC_RX_F_WORD_ONIG);
  * a \w in a bracket class adds the Word code ranges instead (regparse.c

@@ -85,6 +85,13 @@ typedef enum tc_rx_run_class {
  * run stopped at a valid non-ASCII unit of another class (the caller need not decode it again), else 0. */
 size_t tc_unicode_rx_run(const uint8_t *s, size_t len, size_t i, tc_rx_run_class cls, int *other);
 
+/* The non-ASCII units of the 64 bytes at s (len bytes from s on, len >= 64) for the scanner's blocks
+ * (fastpat.c block_starts): na has a bit for each byte >= 0x80. Units are decoded from the lowest such
+ * byte on; a letter's bytes go into *letters, the bytes after a unit's first into *cont, and a unit of
+ * [^\s\p{L}\p{N}] (or an invalid byte, one unit of its own) stays "other". Returns the first byte
+ * that is not decided here (a digit or a space), 64 if none. */
+unsigned tc_unicode_rx_block(const uint8_t *s, size_t len, uint64_t na, uint64_t *letters, uint64_t *cont);
+
 /* \w of the flavor (UTS #18 word with each engine's exceptions); bracket:
  * the \w is inside [...] (Oniguruma answers a bare \w below U+0100 from its
  * Latin-1 table, a bracketed one from the Word code ranges). */

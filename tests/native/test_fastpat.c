@@ -1,7 +1,7 @@
 /* test_fastpat.c - the scanners' 64-byte blocks (fastpat.c block_starts)
  * against the backtracking matcher (regex.c) and against the same scan
  * match by match (match_end), on seeded random texts that put every rule's
- * bytes at every place of a block. Includes fastpat.c itself, so it sees
+ * bytes at every place of a block, non-ASCII units among them. Includes fastpat.c itself, so it sees
  * the static block_starts; test_fastpat_portable.c builds the same tests
  * over the portable byte-at-a-time classification (TC_FASTPAT_PORTABLE), so
  * both the SSE2 path and the one the board builds are held here. */
@@ -18,6 +18,10 @@ static const char *const PIECES[] = {
     "'Re", "'l", "'v", "'r", " ", "  ", "\t", "\x0b", "\x0c", "\n", "\r\n", " \n", "\n ", "\t\n  ", "     ", ".",
     ",", "(", ")", "...", "->", "\x00", "\x1f", "\x7f", "1", "12", "123", "1234", "1234567", "\xc3\xa9",
     "\xe4\xb8\xad", "\xe3\x80\x80", "\xc2\xa0", "\xc2\x85", "\xff", "\x80", "\xf0\x9f\x98\x80",
+    /* U+0301 (a mark), U+017F (folds to s), 'U+017F, U+1D400 (a letter of four bytes), U+0915 U+094D (a
+     * Devanagari letter and its virama, a mark), U+00AB, an overlong and a surrogate's bytes */
+    "\xcc\x81", "\xc5\xbf", "'\xc5\xbf", "\xf0\x9d\x90\x80", "\xe0\xa4\x95", "\xe0\xa5\x8d", "\xc2\xab",
+    "\xe0\x80\x80", "\xed\xa0\x80",
 };
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -85,7 +89,7 @@ int main(void) {
     uint8_t *buf = xmalloc(1024);
     size_t *ref = xmalloc((2 * 1024 + 2) * sizeof *ref);
     const char *pats[2] = {PQ, PC};
-    int blocks_seen = 0;
+    int blocks_seen = 0, wide_seen = 0;
     for (int k = 0; k < 2; k++) {
         tc_error err = {0};
         tc_regex *re = tc_regex_compile(pats[k], strlen(pats[k]), &err);
@@ -95,13 +99,18 @@ int main(void) {
         CHECK(p == (k == 0 ? TC_FAST_QWEN2 : TC_FAST_CL100K));
         for (int t = 0; t < 3000; t++) {
             size_t len = make_text(buf, 1024, t % 2);
-            if (len >= 64 && (block_starts(buf, k) & ~1ull)) blocks_seen++;
+            if (len >= 64 && (block_starts(buf, len, k) & ~1ull)) {
+                blocks_seen++;
+                for (size_t j = 0; j < 64; j++) wide_seen += buf[j] >= 0x80;
+            }
             against(p, re, buf, len, ref);
         }
         tc_regex_free(re);
     }
     /* the texts reach the block path, not only the match-by-match one */
     CHECK(blocks_seen > 1000);
+    /* and blocks that hold non-ASCII units */
+    CHECK(wide_seen > 1000);
     free(buf);
     free(ref);
     printf("%d passed, %d failed\n", g_pass, g_fail);
