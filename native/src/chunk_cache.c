@@ -68,7 +68,7 @@ void tc_chunk_cache_put(tc_chunk_cache *c, uint8_t mode, const uint8_t *k, size_
     size_t slots = tc_cc_entry_slots(ntoks), klen = len > TC_CC_SHORT ? len : 0;
     size_t size = (sizeof(tc_centry) + slots * sizeof *toks + klen + TC_CC_ALIGN - 1) / TC_CC_ALIGN * TC_CC_ALIGN;
     if (atomic_load_explicit(&c->used, memory_order_relaxed) + size > c->budget) return;   /* full: only answers */
-    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t tag = tc_cc_tag(h);
     size_t i = (size_t)h & c->mask;
     uint64_t mine = 0;           /* this chunk's slot word, once its entry is written */
     for (int p = 0; p < TC_CC_PROBES; p++, i = (i + 1) & c->mask) {

@@ -261,8 +261,15 @@ static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
     uint32_t bad = nfx_bad(kind);
     uint32_t last = 0;
     while (i < len) {
-        /* eight ASCII bytes at a time: most text is mostly ASCII, and every encode of a
-         * tokenizer with a normalizer runs this over the whole text */
+        /* 32, then eight ASCII bytes at a time: most text is mostly ASCII, and every encode of a
+         * tokenizer with a normalizer runs this over the whole text (eight at a time was 3% of a warm
+         * ids-only encode of the code corpus, callgrind) */
+        if (len - i >= 32 && !((ascii_word(t + i) | ascii_word(t + i + 8) | ascii_word(t + i + 16) |
+                                ascii_word(t + i + 24)) & 0x8080808080808080ull)) {
+            last = 0;
+            i += 32;
+            continue;
+        }
         if (len - i >= 8 && !(ascii_word(t + i) & 0x8080808080808080ull)) { last = 0; i += 8; continue; }
         if (t[i] < 0x80) { last = 0; i++; continue; }
         int ul;
