@@ -451,33 +451,40 @@ static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t f
         if (blocks && i >= unit_until && len - i >= 64) {
             uint64_t starts = block_starts(s + i, len - i, p == TC_FAST_CL100K) & ~1ull;  /* bit 0 is i itself */
             if (starts) {
-                /* the block's matches, counted first: the loops below test nothing but their count (the
-                 * test of the stop as well was a third of the loop's instructions on code, callgrind) */
-                size_t cnt = (size_t)__builtin_popcountll(starts);
-                if (cnt > stop - np) cnt = stop - np;
-                if (grow_to(out, cap, per * (np + cnt), size) != 0) return -1;
+                /* the block's matches: the loops below test nothing but the starts left (the test of the
+                 * stop as well was a third of the loop's instructions on code, callgrind); a stop within
+                 * the block's matches drops the starts past it */
+                if (stop - np < 64) {
+                    uint64_t past = starts;
+                    for (size_t q = 0; q < stop - np && past; q++) past &= past - 1;
+                    starts &= ~past;   /* the first stop - np of them */
+                }
+                if (grow_to(out, cap, per * (np + 64), size) != 0) return -1;
                 size_t base = i;
+                size_t q = 0;
                 if (pieces) {
                     tc_piece *o = (tc_piece *)*out + np;
-                    for (size_t q = 0; q < cnt; q++) {
+                    do {
                         size_t e = base + (size_t)__builtin_ctzll(starts);
                         o[q].start = (uint32_t)i;
                         o[q].end = (uint32_t)e;
                         o[q].prefix_space = 0;
+                        q++;
                         i = e;
                         starts &= starts - 1;
-                    }
+                    } while (starts);
                 } else {
                     size_t *o = (size_t *)*out + 2 * np;
-                    for (size_t q = 0; q < cnt; q++) {
+                    do {
                         size_t e = base + (size_t)__builtin_ctzll(starts);
                         o[2 * q] = i;
                         o[2 * q + 1] = e;
+                        q++;
                         i = e;
                         starts &= starts - 1;
-                    }
+                    } while (starts);
                 }
-                np += cnt;
+                np += q;
                 continue;
             }
             /* no match ends in the block's decided part (a long run, non-ASCII bytes): unit by unit
