@@ -105,8 +105,10 @@ struct tc_chunk_cache {
 static inline uint32_t tc_cc_lenmode(size_t len, uint8_t mode) { return (uint32_t)len | (uint32_t)mode << 16; }
 static inline size_t tc_cc_entry_slots(size_t ntoks) { return ntoks < 2 ? 2 : ntoks; }
 
-/* The tag a slot word keeps of its key's hash: the hash's high 32 bits with bit 0 set, so that no
- * filled slot's tag is 0, the tag of an empty slot and of a key tc_cc_key_ahead must not answer. */
+/* The tag a slot word keeps of its key's hash: the hash's high 32 bits with bit 0 set. A filled
+ * slot's tag is odd and an empty slot's 0, so TC_CC_NO_TAG (even, not 0) matches no slot at all: the
+ * tag of a key tc_cc_key_ahead must not answer. */
+#define TC_CC_NO_TAG 2u
 static inline uint32_t tc_cc_tag(uint64_t h) { return (uint32_t)(h >> 32) | 1u; }
 
 static inline const tc_ctok *tc_cc_entry_toks(const tc_centry *e) { return (const tc_ctok *)(const void *)(e + 1); }
@@ -164,8 +166,7 @@ typedef struct tc_cc_key {
     uint64_t slot;               /* the first slot's word as read ahead when its tag is h's, else 0 */
     uint32_t lm;                 /* tc_cc_lenmode of the key: a key of up to TC_CC_SHORT bytes is looked
                                   * up from its words */
-    uint32_t tag;                /* tc_cc_tag(h) for a short key; 0 (no filled slot's) for a long one and
-                                  * for a piece the chunk loop does not look up */
+    uint32_t tag;                /* tc_cc_tag(h) for a short key; TC_CC_NO_TAG for a long one */
 } tc_cc_key;
 
 /* Keys chunk k[0..n) for mode, with at least TC_CC_SHORT bytes readable at k whatever n is (the
@@ -181,7 +182,7 @@ static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_
     } else {
         q->a = q->b = 0;
         q->h = tc_hash_bytes(k, n);
-        q->tag = 0;
+        q->tag = TC_CC_NO_TAG;
     }
 }
 
@@ -201,21 +202,21 @@ static inline tc_cc_view tc_cc_view_of(const tc_chunk_cache *c) {
 /* Reads the first slot of short key q ahead of its lookup (the slot should be arriving: see
  * tc_chunk_cache_prefetch), keeps its word in q, and starts loading the entry it names when its tag
  * is q's. Returns 1 if so (a hit is likely), else 0 with q->slot 0 (a long key is always 0: its
- * lookup takes the probes). One compare decides: a filled slot's tag is never 0, which is the tag of
- * a long key, and an empty slot's word is 0 whichever key it matched (read_slots: 10 of its ~24
- * instructions a chunk were the three tests this replaces, callgrind). Acquire: tc_cc_key_get may
- * then read the entry the word names without loading the slot again. */
+ * lookup takes the probes). One compare decides: a short key's tag is odd, so it matches a filled
+ * slot only, and a long key's (TC_CC_NO_TAG) matches none (read_slots: 10 of its ~24 instructions a
+ * chunk were the three tests this replaces, callgrind). Acquire: tc_cc_key_get may then read the
+ * entry the word names without loading the slot again. */
 static TC_CC_INLINE int tc_cc_key_ahead(tc_cc_view v, tc_cc_key *q) {
     uint64_t w = atomic_load_explicit(&v.slots[(size_t)q->h & v.mask], memory_order_acquire);
     if ((uint32_t)(w >> 32) != q->tag) {
         q->slot = 0;
         return 0;
     }
-    q->slot = w;   /* 0 when the slot is empty (a long key's tag matches an empty slot's) */
+    q->slot = w;   /* nonzero: its tag is odd */
 #if defined(__GNUC__)
-    __builtin_prefetch(tc_cc_entry_at(v.arena, w));   /* a prefetch of an empty slot's "entry" loads nothing useful, harmlessly */
+    __builtin_prefetch(tc_cc_entry_at(v.arena, w));
 #endif
-    return w != 0;
+    return 1;
 }
 
 /* The entry key q's slot word (read ahead by tc_cc_key_ahead, nonzero) names, if it is q's: one

@@ -425,9 +425,9 @@ static uint64_t block_starts(const uint8_t *s, size_t len, int cl100k) {
  * match's start (none of the patterns has a lookbehind or an anchor), and
  * every position starts a non-empty match, so the matches are contiguous
  * and a scan restarted at a match's end finds what the whole scan finds
- * from there. QWEN2 and CL100K take 64 ASCII bytes at a time where they
- * can (fastpat_block.h: every match start of the block from class
- * bitmaps); the rest goes match by match. */
+ * from there. QWEN2 and CL100K take 64 bytes at a time where they can
+ * (block_starts above: every match start of the block from class bitmaps);
+ * the rest goes match by match. */
 /* Grows out (items of `size` bytes) to hold `need`. */
 static int grow_to(void **out, size_t *cap, size_t need, size_t size) {
     if (need <= *cap) return 0;
