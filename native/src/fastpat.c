@@ -289,10 +289,10 @@ static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
  * last of them. Non-ASCII units take part as whole units: a letter's bytes
  * are letters, a unit of [^\s\p{L}\p{N}] (a mark, a symbol, an invalid
  * byte) is punctuation, and the "run of one" above is a run of one unit
- * (its bytes after the first are known: C); a non-ASCII digit or space, or
- * a unit that crosses the block's end, cuts the block before it, and an
- * apostrophe before a non-ASCII letter (which may fold to s under (?i))
- * ends the decided part.
+ * (its bytes after the first are known: C); a non-ASCII digit or space
+ * cuts the block before it (a unit that crosses the block's end needs no
+ * cut: it is in the last run), and an apostrophe before a non-ASCII letter
+ * (which may fold to s under (?i)) ends the decided part.
  * The approach (a block's classes as 64-bit maps, the starts by word
  * operations) is the one crusoecloud/fastokens describes for its scanner
  * (src/pre_tokenizers/scan_simd.rs, commit 55f3ef3); the rules above are
@@ -353,8 +353,8 @@ static uint64_t block_starts(const uint8_t *s, size_t len, int cl100k) {
     uint64_t valid = ~0ull, C = 0;
     if (c.na) {
         /* non-ASCII units: a letter's bytes are letters, an other unit's bytes punctuation (P below), its
-         * bytes after the first in C; the block ends before a non-ASCII digit or space, or a unit that
-         * crosses its end (those wait for the unit-by-unit scan) */
+         * bytes after the first in C; the block ends before a non-ASCII digit or space (those wait for the
+         * unit-by-unit scan) */
         uint64_t ul;
         unsigned x = tc_unicode_rx_block(s, len, c.na, &ul, &C);
         if (x < 2) return 1;
