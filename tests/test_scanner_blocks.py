@@ -1,13 +1,13 @@
 r"""The scanners' 64-byte blocks (native/src/fastpat.c `block_starts`) against the backtracking matcher.
 
-QWEN2 and CL100K find every match start of 64 ASCII bytes from class bitmaps, keep the starts up to the
+QWEN2 and CL100K find every match start of 64 bytes from class bitmaps, keep the starts up to the
 block's last run and resume there. These texts are long enough for many blocks and put every rule's
 bytes at every position of a block: letter runs with a prefix of space, tab, \v, \f or one or more
 punctuation bytes or non-ASCII units (a block takes letters, marks and symbols of any length as whole units), apostrophes before s/t/m/d/re/ve/ll in both cases (and before other letters, digits,
 punctuation and the block's edge), digit runs of 1 to 7 (CL100K's groups of three), whitespace runs with
 \r and \n at every place after punctuation, words and digits, non-ASCII characters (letters, digits,
 spaces, invalid bytes; runs of them, which the scanners take in one call: unicode.c tc_unicode_rx_run),
-digits, spaces and units across a block's end that cut a block short, and runs longer than a block. Every match equals
+non-ASCII digits and spaces that cut a block short, units across a block's end, and runs longer than a block. Every match equals
 regex.c's (held against HF's Oniguruma by tests/test_regex_oracle.py), whole and resumed every k
 matches (the encoder's streaming pre-tokenizer), and so do the real corpora: this repository's
 sources, and War and Peace and the UDHR translations where ../shared/data is present.
