@@ -206,6 +206,10 @@ static uint32_t trace_pos(const tc_bpe_scratch *sc, uint32_t pos) {
 void tc_bpe_prefetch(const tc_tokenizer *tok, const uint8_t *chunk, size_t len) {
     const tc_model *m = &tok->model;
     if (m->kind != TC_MODEL_BPE_MERGES || !tok->byte_level || m->cont_prefix_len || m->eow_suffix_len) return;
+    /* ignore_merges' whole-chunk lookup comes first and, on English, answers most new chunks: its slot in
+     * the 4 MiB bytes index was a cache miss per new chunk (cl100k's first pass over War and Peace: a fifth
+     * of its time in tc_strmap_find_h and memcmp, perf); started here, a block of chunks ahead */
+    if (m->ignore_merges && m->whole_by_bytes) tc_strmap_prefetch(&m->by_bytes, tc_hash_bytes(chunk, len));
     if (len > 24) len = 24;   /* the pairs a short chunk starts with; a longer one pays its own */
     const tc_pair8 *p8 = atomic_load_explicit(&((tc_tokenizer *)tok)->pair8, memory_order_acquire);
     if (p8 && !p8->slots) p8 = NULL;
@@ -304,7 +308,11 @@ int tc_bpe_chunk(const tc_tokenizer *tok, tc_bpe_scratch *sc, const uint8_t *chu
      * on cl100k spent a quarter of its encode there, perf) */
     if (m->ignore_merges && !rank_mode && (len <= 64 || len <= vocab_longest(tok))) {
         int64_t id;
-        if (tok->byte_level) {
+        if (m->whole_by_bytes) {
+            /* a rank file's entries are stored as the byte-level form of their bytes, so the bytes index
+             * finds what the stored form would: no mapping, and the slot tc_bpe_prefetch started */
+            id = tc_strmap_find(&m->by_bytes, &m->vocab, 1, chunk, len);
+        } else if (tok->byte_level) {
             /* the chunk's stored form: each byte's GPT-2 char (U+0021-U+0143) in UTF-8, one or two bytes,
              * written into room for two per byte (an append per byte was a third of a 200,000-byte word's
              * encode on cl100k, perf) */

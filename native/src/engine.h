@@ -210,6 +210,9 @@ typedef struct tc_model {
     tc_pairmap merges;           /* BPE_MERGES */
     tc_strmap by_bytes;          /* BPE_RANK: real bytes -> id */
     int ignore_merges;
+    /* every entry's stored string is the byte-level form of its bytes, which by_bytes indexes (a rank
+     * file: build_rank_model): ignore_merges' whole-chunk lookup may take the chunk's bytes as they are */
+    int whole_by_bytes;
     int bpe_is_rank;             /* the file's reference encoder is tiktoken: `bpe` runs rank BPE */
     int64_t unk_id;              /* -1 none */
     int fuse_unk;

@@ -548,6 +548,7 @@ static int build_rank_model(tc_tokenizer *tok, size_t nt, const uint32_t *ranks,
     else if (tc_vocab_build_index(&m->vocab, err) != TC_OK) return fail_code(err);
     if (with_merges && (tc_strmap_build(&m->by_bytes, &m->vocab, 1, err) != TC_OK || tc_recover_merges(tok, err) != TC_OK))
         return fail_code(err);
+    m->whole_by_bytes = with_merges && tok->byte_level;
     m->kind = TC_MODEL_BPE_MERGES;
     /* a vocab.bin's byte ids are a scan of its entries (its string index waits):
      * tc_tokenizer_finish, after its added tokens, does it once */
