@@ -22,12 +22,13 @@
 
 #define MAX_FILE_BYTES ((size_t)2 << 30)
 
-/* An encode's buffers are kept for the handle's next encodes (take_spare), up to SPARE_SLOTS of
- * them holding at most SPARE_ROOM_TOKENS tokens' room in all (21 bytes a token with offsets: at
- * most ~88 MB), none over SPARE_MAX_TOKENS. A fresh tc_encoding of War and Peace's size (1.07M
- * tokens reserved) came from mmap and was page-faulted in on every call and unmapped after (~12%
- * of a warm encode with offsets, perf); a batch's encodings alike (War and Peace cut in 4 pieces,
- * one thread: 52 ms against 36 ms for the same pieces one call each, which reused the spare). */
+/* An encode's buffers that do not go to Python are kept for the handle's next encodes (take_spare),
+ * up to SPARE_SLOTS of them holding at most SPARE_ROOM_TOKENS tokens' room in all (21 bytes a token
+ * with offsets: at most ~88 MB), none over SPARE_MAX_TOKENS: a batch's cut pieces (War and Peace cut
+ * in 4 pieces, one thread: 52 ms against 36 ms for the same pieces one call each, which reused the
+ * spare), the offsets an ids-only encode did not use, a refused encode's. A result's arrays are
+ * handed to Python as they are (OwnedBuf): copying them out cost more than the page faults of a
+ * fresh block (native/NOTES.md). */
 #define SPARE_SLOTS 16
 #define SPARE_MAX_TOKENS ((size_t)1 << 21)
 #define SPARE_ROOM_TOKENS ((size_t)1 << 22)
@@ -286,6 +287,75 @@ static int get_texts(PyObject *fast, Py_ssize_t n, text_arg *ts, const uint8_t *
 }
 
 
+/* A read-only buffer the engine filled, handed to Python without a copy: it owns p (malloc'd) and frees it
+ * when the last reference (a numpy view holds one) goes. A batch with offsets copied 21 bytes a token into
+ * new bytes objects after its threads were done, with the GIL held: War and Peace on two threads scaled
+ * 1.63x against 1.88x without offsets (native/NOTES.md). */
+typedef struct {
+    PyObject_HEAD
+    void *p;
+    Py_ssize_t n;
+} OwnedBuf;
+
+static void OwnedBuf_dealloc(OwnedBuf *self) {
+    free(self->p);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int OwnedBuf_getbuffer(OwnedBuf *self, Py_buffer *view, int flags) {
+    return PyBuffer_FillInfo(view, (PyObject *)self, self->p, self->n, 1, flags);
+}
+
+static Py_ssize_t OwnedBuf_len(OwnedBuf *self) { return self->n; }
+
+static PyBufferProcs OwnedBuf_as_buffer = {(getbufferproc)OwnedBuf_getbuffer, NULL};
+static PySequenceMethods OwnedBuf_as_sequence = {.sq_length = (lenfunc)OwnedBuf_len};
+
+static PyTypeObject OwnedBufType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tokinspect._tokcore.Buffer",
+    .tp_basicsize = sizeof(OwnedBuf),
+    .tp_dealloc = (destructor)OwnedBuf_dealloc,
+    .tp_as_buffer = &OwnedBuf_as_buffer,
+    .tp_as_sequence = &OwnedBuf_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Bytes an encode wrote, read through the buffer protocol (numpy.frombuffer, memoryview, bytes()).",
+};
+
+/* An OwnedBuf of the first n bytes of *pp, which it takes (*pp becomes NULL); the block shrinks to n
+ * bytes first when it has more room than that (a large block shrinks in place). NULL (*pp untouched)
+ * when out of memory. */
+static PyObject *own_buffer(void **pp, size_t n) {
+    OwnedBuf *b = PyObject_New(OwnedBuf, &OwnedBufType);
+    if (!b) return NULL;
+    void *p = *pp;
+    if (!p) {
+        p = malloc(1);   /* an empty encode's arrays may not exist: a buffer of 0 bytes still needs a pointer */
+        if (!p) { Py_DECREF(b); return PyErr_NoMemory(); }
+    } else {
+        void *q = realloc(p, n ? n : 1);
+        if (q) p = q;
+    }
+    *pp = NULL;
+    b->p = p;
+    b->n = (Py_ssize_t)n;
+    return (PyObject *)b;
+}
+
+/* encoding_tuple's buffers taken from e instead of copied (e keeps n and none of its arrays: the
+ * caller frees it or gives it back as an empty spare). */
+static PyObject *encoding_tuple_owned(tc_encoding *e) {
+    size_t n = e->n;
+    PyObject *ids = own_buffer((void **)&e->ids, n * 4);
+    PyObject *off = ids ? own_buffer((void **)&e->offsets, n * 8) : NULL;
+    PyObject *co = off ? own_buffer((void **)&e->char_offsets, n * 8) : NULL;
+    PyObject *sp = co ? own_buffer((void **)&e->special, n) : NULL;
+    e->cap = 0;
+    e->off_cap = 0;
+    if (!ids || !off || !co || !sp) { Py_XDECREF(ids); Py_XDECREF(off); Py_XDECREF(co); Py_XDECREF(sp); return NULL; }
+    return Py_BuildValue("(NNNN)", ids, off, co, sp);
+}
+
 static PyObject *encoding_tuple(const tc_encoding *e) {
     PyObject *ids = PyBytes_FromStringAndSize((const char *)e->ids, (Py_ssize_t)(e->n * 4));
     PyObject *off = PyBytes_FromStringAndSize((const char *)e->offsets, (Py_ssize_t)(e->n * 8));
@@ -347,12 +417,12 @@ static PyObject *Tok_encode(TokObject *self, PyObject *args) {
     r = tc_encode_ex(self->tok, t.p, t.n, add_special, enc, &e, NULL, &err);
     Py_END_ALLOW_THREADS
     release_text(&t);
-    PyObject *res = r == TC_OK ? encoding_tuple(&e) : raise_tc(&err);
+    PyObject *res = r == TC_OK ? encoding_tuple_owned(&e) : raise_tc(&err);
     give_spare(self, &e);
     return res;
 }
 
-/* encode_ids(text, add_special, encoder) -> the ids as uint32 bytes (no offsets computed) */
+/* encode_ids(text, add_special, encoder) -> the ids as a read-only buffer of uint32 (no offsets computed) */
 static PyObject *Tok_encode_ids(TokObject *self, PyObject *args) {
     PyObject *text;
     int add_special = 1;
@@ -370,8 +440,13 @@ static PyObject *Tok_encode_ids(TokObject *self, PyObject *args) {
     r = tc_encode_flags(self->tok, t.p, t.n, add_special, enc, TC_ENCODE_IDS_ONLY, &e, NULL, &err);
     Py_END_ALLOW_THREADS
     release_text(&t);
-    PyObject *res = r == TC_OK ? PyBytes_FromStringAndSize((const char *)e.ids, (Py_ssize_t)(e.n * 4))
-                               : raise_tc(&err);
+    PyObject *res = r == TC_OK ? own_buffer((void **)&e.ids, e.n * 4) : raise_tc(&err);
+    if (!e.ids) {
+        /* the ids went to Python: special shares their room (cap), so it goes too; the offsets stay */
+        free(e.special);
+        e.special = NULL;
+        e.cap = 0;
+    }
     give_spare(self, &e);
     return res;
 }
@@ -451,7 +526,7 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     res = PyList_New(n);
     if (!res) goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *tup = encoding_tuple(&es[i]);
+        PyObject *tup = encoding_tuple_owned(&es[i]);
         if (!tup) { Py_CLEAR(res); goto out; }
         PyList_SET_ITEM(res, i, tup);
     }
@@ -713,11 +788,11 @@ static PyObject *Tok_compile_vocab_bin(TokObject *self, PyObject *noargs) {
 
 static PyMethodDef Tok_methods[] = {
     {"compile_vocab_bin", (PyCFunction)Tok_compile_vocab_bin, METH_NOARGS, "compile to vocab.bin bytes and statistics"},
-    {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens, encoder) -> (ids, offsets, char_offsets, special) as bytes"},
+    {"encode", (PyCFunction)Tok_encode, METH_VARARGS, "encode(text, add_special_tokens, encoder) -> (ids, offsets, char_offsets, special) as read-only buffers"},
     {"prepare", (PyCFunction)Tok_prepare, METH_VARARGS, "prepare(encoder): build the encoder's index"},
     {"is_prepared", (PyCFunction)Tok_is_prepared, METH_VARARGS, "is_prepared(encoder) -> bool"},
     {"merge_table_slot_bytes", (PyCFunction)Tok_merge_table_slot_bytes, METH_NOARGS, "8 or 16: the merges table an untraced encode reads (0: none)"},
-    {"encode_ids", (PyCFunction)Tok_encode_ids, METH_VARARGS, "encode_ids(text, add_special_tokens, encoder) -> ids as uint32 bytes (no offsets computed)"},
+    {"encode_ids", (PyCFunction)Tok_encode_ids, METH_VARARGS, "encode_ids(text, add_special_tokens, encoder) -> ids as a read-only uint32 buffer (no offsets computed)"},
     {"encode_batch", (PyCFunction)Tok_encode_batch, METH_VARARGS, "encode_batch(texts, add_special_tokens, encoder, threads=1, ids_only=False, cut_min=0, cut_per_thread=2) -> list of tuples, or ids_only: (ids uint32 bytes, counts uint64 bytes)"},
     {"trace", (PyCFunction)Tok_trace, METH_VARARGS, "trace(text, add_special_tokens) -> dict"},
     {"decode", (PyCFunction)Tok_decode, METH_VARARGS, "decode(ids, skip_special_tokens) -> bytes"},
@@ -1285,7 +1360,7 @@ static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_tokcore", "tokcore 
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__tokcore(void) {
-    if (PyType_Ready(&TokType) < 0) return NULL;
+    if (PyType_Ready(&TokType) < 0 || PyType_Ready(&OwnedBufType) < 0) return NULL;
     PyObject *m = PyModule_Create(&moddef);
     if (!m) return NULL;
     TokError = PyErr_NewException("tokinspect._tokcore.TokenizerError", PyExc_ValueError, NULL);
