@@ -479,3 +479,10 @@ def test_vocab_query_parse():
     assert parse("hello").kind == "text"
     idx = VocabIndex(Tokenizer.default())
     assert idx.search("Hello")[0] == 9707
+
+
+def test_closing_the_window_shuts_the_board_down(qtbot, win, monkeypatch) -> None:
+    calls: list[bool] = []
+    monkeypatch.setattr(win.board_model, "shutdown", lambda: calls.append(True))
+    win.close()
+    assert calls == [True]

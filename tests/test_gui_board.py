@@ -198,3 +198,11 @@ def test_kestrel_board_identified_rules_and_what_it_prints(qtbot, tab, probe) ->
         tab.resize(1500, 940)
         qtbot.wait(300)
         tab.grab().save(str(Path(shots) / "board-kestrel.png"))
+
+
+def test_shutdown_closes_the_connection(qtbot, tab) -> None:
+    connect(qtbot, tab)
+    conn = tab.model.conn
+    tab.model.shutdown()
+    assert tab.model.conn is None and not tab.model.connected
+    qtbot.waitUntil(lambda: not conn.is_alive, timeout=WAIT)

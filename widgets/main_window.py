@@ -321,6 +321,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, e: QCloseEvent) -> None:
         self.save_settings()
         self.doc.cancel()
+        self.board_model.shutdown()
         super().closeEvent(e)
 
     def recent_files(self) -> list[str]:

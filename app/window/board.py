@@ -324,6 +324,17 @@ class BoardModel(QObject):
             return
         self.connect_board(p)
 
+    def shutdown(self) -> None:
+        """The window is closing: a running batch is told to stop, a worker waiting for a passphrase gets
+        none, and the board's SSH connection is closed (it used to stay open until the process ended). The
+        close runs on a thread of its own: a worker reconnecting holds the connection's lock for up to its
+        connect timeout, and the window must not wait for that."""
+        self._cancel.set()
+        self.provide_secret(None)
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            threading.Thread(target=conn.close, name="board-close", daemon=True).start()
+
     def disconnect_board(self) -> None:
         if self.conn is not None:
             self.conn.close()
