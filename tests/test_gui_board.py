@@ -2,7 +2,8 @@
 aarch64 under qemu, tests/boardfix.py): a profile saved and loaded, an
 unknown host key asked about and trusted, deploy + diff, the board's own
 greedy command, a cancelled batch keeping its results, a dropped connection
-reconnected, and the side-by-side view jumping to the first divergence."""
+reconnected, the side-by-side view jumping to the first divergence, and the
+connection closed when the window shuts the board down."""
 
 from __future__ import annotations
 
