@@ -342,9 +342,9 @@ static PyObject *own_buffer(void **pp, size_t n) {
     return (PyObject *)b;
 }
 
-/* encoding_tuple's buffers taken from e instead of copied (e keeps n and none of its arrays: the
- * caller frees it or gives it back as an empty spare). */
-static PyObject *encoding_tuple_owned(tc_encoding *e) {
+/* An encode's (ids, offsets, char_offsets, special), each array taken from e (e keeps n and none of its
+ * arrays: the caller frees it or gives it back as an empty spare). */
+static PyObject *encoding_tuple(tc_encoding *e) {
     size_t n = e->n;
     PyObject *ids = own_buffer((void **)&e->ids, n * 4);
     PyObject *off = ids ? own_buffer((void **)&e->offsets, n * 8) : NULL;
@@ -352,15 +352,6 @@ static PyObject *encoding_tuple_owned(tc_encoding *e) {
     PyObject *sp = co ? own_buffer((void **)&e->special, n) : NULL;
     e->cap = 0;
     e->off_cap = 0;
-    if (!ids || !off || !co || !sp) { Py_XDECREF(ids); Py_XDECREF(off); Py_XDECREF(co); Py_XDECREF(sp); return NULL; }
-    return Py_BuildValue("(NNNN)", ids, off, co, sp);
-}
-
-static PyObject *encoding_tuple(const tc_encoding *e) {
-    PyObject *ids = PyBytes_FromStringAndSize((const char *)e->ids, (Py_ssize_t)(e->n * 4));
-    PyObject *off = PyBytes_FromStringAndSize((const char *)e->offsets, (Py_ssize_t)(e->n * 8));
-    PyObject *co = PyBytes_FromStringAndSize((const char *)e->char_offsets, (Py_ssize_t)(e->n * 8));
-    PyObject *sp = PyBytes_FromStringAndSize((const char *)e->special, (Py_ssize_t)e->n);
     if (!ids || !off || !co || !sp) { Py_XDECREF(ids); Py_XDECREF(off); Py_XDECREF(co); Py_XDECREF(sp); return NULL; }
     return Py_BuildValue("(NNNN)", ids, off, co, sp);
 }
@@ -417,7 +408,7 @@ static PyObject *Tok_encode(TokObject *self, PyObject *args) {
     r = tc_encode_ex(self->tok, t.p, t.n, add_special, enc, &e, NULL, &err);
     Py_END_ALLOW_THREADS
     release_text(&t);
-    PyObject *res = r == TC_OK ? encoding_tuple_owned(&e) : raise_tc(&err);
+    PyObject *res = r == TC_OK ? encoding_tuple(&e) : raise_tc(&err);
     give_spare(self, &e);
     return res;
 }
@@ -526,7 +517,7 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     res = PyList_New(n);
     if (!res) goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *tup = encoding_tuple_owned(&es[i]);
+        PyObject *tup = encoding_tuple(&es[i]);
         if (!tup) { Py_CLEAR(res); goto out; }
         PyList_SET_ITEM(res, i, tup);
     }
