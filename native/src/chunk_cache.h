@@ -169,14 +169,13 @@ typedef struct tc_cc_key {
     uint32_t tag;                /* tc_cc_tag(h) for a short key; TC_CC_NO_TAG for a long one */
 } tc_cc_key;
 
-/* Keys chunk k[0..n) for mode, with at least TC_CC_SHORT bytes readable at k whatever n is (the
- * chunk loop pads the text it keys: pipeline.c run_pieces): a short key's words are two masked
- * loads with no branch on the room left; a long key keeps only its hash. The slot word is
- * tc_cc_key_ahead's to set. */
-static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_t *k, size_t n) {
+/* Keys chunk k[0..n) for mode, with avail (>= n) bytes readable at k: with TC_CC_SHORT or more (the
+ * chunk loop's common case, tc_cc_key_make), a short key's words are two masked loads with no branch
+ * on the room left; a long key keeps only its hash. The slot word is tc_cc_key_ahead's to set. */
+static TC_CC_INLINE void tc_cc_key_make_near(tc_cc_key *q, uint8_t mode, const uint8_t *k, size_t n, size_t avail) {
     q->lm = tc_cc_lenmode(n, mode);
     if (n <= TC_CC_SHORT) {
-        tc_chunk_words(k, n, TC_CC_SHORT, &q->a, &q->b);
+        tc_chunk_words(k, n, avail, &q->a, &q->b);
         q->h = tc_chunk_mix(q->a, q->b, n);
         q->tag = tc_cc_tag(q->h);
     } else {
@@ -184,6 +183,11 @@ static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_
         q->h = tc_hash_bytes(k, n);
         q->tag = TC_CC_NO_TAG;
     }
+}
+
+/* tc_cc_key_make_near with at least TC_CC_SHORT bytes readable at k whatever n is. */
+static TC_CC_INLINE void tc_cc_key_make(tc_cc_key *q, uint8_t mode, const uint8_t *k, size_t n) {
+    tc_cc_key_make_near(q, mode, k, n, TC_CC_SHORT);
 }
 
 /* The table's three fields as values, for a loop over many keys to hold in registers: read through

@@ -55,6 +55,10 @@ typedef struct enc_ctx {
     tc_chunk_cache *cache;       /* NULL: no cache (tracing, or out of memory) */
     tc_seg_list segs_raw, segs_norm;
     tc_nstr ns;
+    /* the current segment's bytes as the pre-tokenizers and the chunk loop read them: ns.text's, or the
+     * caller's own where nothing rewrites them (run_segment); never written through */
+    const uint8_t *seg;
+    size_t seg_len;
     int rank_mode;
     int ids_only;                /* TC_ENCODE_IDS_ONLY: no offset of any token is computed or stored */
 } enc_ctx;
@@ -123,8 +127,8 @@ static inline tc_span seg_align(const enc_ctx *c, uint32_t base, size_t i) {
     const tc_nstr *ns = &c->ns;
     if (ns->align) return ns->align[i];
     /* identity: the UTF-8 unit containing byte i */
-    const uint8_t *s = ns->text.data;
-    size_t len = ns->text.len;
+    const uint8_t *s = c->seg;
+    size_t len = c->seg_len;
     if (i < len && s[i] < 0x80) {
         /* an ASCII byte is a unit of its own: no sequence before it reaches over it (its bytes
          * would be continuation bytes), and it decodes alone */
@@ -179,8 +183,8 @@ static int trace_chunk(enc_ctx *c, uint32_t ns, uint32_t ne, tc_span orig, int64
 static int trace_segment(enc_ctx *c, uint32_t base, uint32_t *norm_base) {
     tc_trace *tr = c->tr;
     *norm_base = (uint32_t)tr->normalized.len;
-    size_t n = c->ns.text.len;
-    if (tc_buf_append(&tr->normalized, c->ns.text.data, n) != 0) return -1;
+    size_t n = c->seg_len;
+    if (tc_buf_append(&tr->normalized, c->seg, n) != 0) return -1;
     void *p = tr->norm_align;
     if (tc_grow(&p, &tr->norm_align_cap, *norm_base + n, sizeof *tr->norm_align) != 0) return -1;
     tr->norm_align = p;
@@ -195,7 +199,7 @@ static int trace_segment(enc_ctx *c, uint32_t base, uint32_t *norm_base) {
 static int run_chunk(enc_ctx *c, uint32_t base, const tc_piece *pc, uint32_t norm_base, const uint64_t *hint,
                      const tc_ctok *hit, size_t nhit) {
     const tc_tokenizer *tok = c->tok;
-    const uint8_t *data = c->ns.text.data + pc->start;
+    const uint8_t *data = c->seg + pc->start;
     size_t plen = pc->end - pc->start;
     const uint8_t *chunk = data;
     size_t clen = plen;
@@ -289,8 +293,12 @@ typedef struct key_block {
     uint8_t ok[KEY_BLOCK];       /* 1: cacheable (no prefix space, at most CACHE_MAX_KEY bytes), keyed */
 } key_block;
 
-/* Pass 1 over pieces v[0..m) (bytes at text, padded: pad_text); the table through its view (tc_cc_view). */
-static void key_pieces(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, key_block *kb) {
+/* Pass 1 over pieces v[0..m) (bytes at text, avail of them readable); the table through its view
+ * (tc_cc_view). A key is read as 16 bytes from its chunk's start, whatever its length; with `near`, a
+ * chunk with fewer left after its start (the segment's last few) is keyed from a copy of its bytes
+ * (tc_cc_key_make_near). Inlined twice (key_pieces): the test costs a block, not a chunk. */
+static TC_CC_INLINE void key_range(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, size_t avail,
+                                   key_block *kb, int near) {
     uint8_t mode = (uint8_t)c->rank_mode;
     tc_cc_view cv = tc_cc_view_of(c->cache);
     for (size_t k = 0; k < m; k++) {
@@ -298,13 +306,21 @@ static void key_pieces(const enc_ctx *c, const tc_piece *v, size_t m, const uint
         uint8_t ok = !v[k].prefix_space && len <= CACHE_MAX_KEY;
         kb->ok[k] = ok;
         if (!ok) continue;
-        tc_cc_key_make(&kb->k[k], mode, text + v[k].start, len);
+        if (!near || v[k].start + TC_CC_SHORT <= avail) tc_cc_key_make(&kb->k[k], mode, text + v[k].start, len);
+        else tc_cc_key_make_near(&kb->k[k], mode, text + v[k].start, len, avail - v[k].start);
 #if defined(__GNUC__)
         __builtin_prefetch(&cv.slots[(size_t)kb->k[k].h & cv.mask]);   /* tc_chunk_cache_prefetch */
 #else
         (void)cv;
 #endif
     }
+}
+
+/* key_range over a block: its pieces start in order, so the last one's room decides for all of them. */
+static void key_pieces(const enc_ctx *c, const tc_piece *v, size_t m, const uint8_t *text, size_t avail,
+                       key_block *kb) {
+    if (m && v[m - 1].start + TC_CC_SHORT <= avail) key_range(c, v, m, text, avail, kb, 0);
+    else key_range(c, v, m, text, avail, kb, 1);
 }
 
 /* Pass 2: slots read, entries started; a likely miss also starts its first merge lookups. */
@@ -447,7 +463,7 @@ static int lookup_ids(enc_ctx *c, uint32_t base, const tc_piece *v, size_t m, co
     return 0;
 }
 
-/* Runs pieces pl[0..n) (their bytes at c->ns.text.data + off + start); the
+/* Runs pieces pl[0..n) (their bytes at c->seg + off + start); the
  * pieces' positions are shifted by off before run_chunk sees them. */
 static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32_t off, uint32_t norm_base) {
     size_t n = pl->n;
@@ -462,16 +478,16 @@ static int run_pieces(enc_ctx *c, uint32_t base, const tc_piece_list *pl, uint32
         }
         return 0;
     }
-    const uint8_t *text = c->ns.text.data + off;
-    size_t avail = c->ns.text.len - off;   /* bytes readable at text: a chunk's key words may read past its end */
+    const uint8_t *text = c->seg + off;
+    size_t avail = c->seg_len - off;   /* bytes readable at text (a chunk near the end is keyed from a copy) */
     key_block kb[2];
     size_t m = n < KEY_BLOCK ? n : KEY_BLOCK;
-    key_pieces(c, v, m, text, &kb[0]);
+    key_pieces(c, v, m, text, avail, &kb[0]);
     read_slots(c, v, m, text, &kb[0]);
     for (size_t b0 = 0, cur = 0; b0 < n; b0 += m, cur ^= 1) {
         m = n - b0 < KEY_BLOCK ? n - b0 : KEY_BLOCK;
         size_t b1 = b0 + m, m1 = n - b1 < KEY_BLOCK ? n - b1 : KEY_BLOCK;
-        if (m1) key_pieces(c, v + b1, m1, text, &kb[cur ^ 1]);
+        if (m1) key_pieces(c, v + b1, m1, text, avail, &kb[cur ^ 1]);
         int rr = c->ids_only ? lookup_ids(c, base, v + b0, m, text, avail, off, norm_base, &kb[cur])
                              : lookup_pieces(c, base, v + b0, m, text, avail, off, norm_base, &kb[cur]);
         if (rr != 0) return rr;
@@ -498,20 +514,11 @@ static int emit_added(enc_ctx *c, int32_t k, tc_span orig, uint32_t ns, uint32_t
 static int trace_append(enc_ctx *c, uint32_t base, size_t a, size_t b, uint32_t *nb) {
     tc_trace *tr = c->tr;
     *nb = (uint32_t)tr->normalized.len;
-    if (tc_buf_append(&tr->normalized, c->ns.text.data + a, b - a) != 0) return -1;
+    if (tc_buf_append(&tr->normalized, c->seg + a, b - a) != 0) return -1;
     void *p = tr->norm_align;
     if (tc_grow(&p, &tr->norm_align_cap, *nb + (b - a), sizeof *tr->norm_align) != 0) return -1;
     tr->norm_align = p;
     for (size_t i = a; i < b; i++) tr->norm_align[*nb + (i - a)] = seg_align(c, base, i);
-    return 0;
-}
-
-/* The chunk loop keys a chunk from the 16 bytes at its start, whatever its length (key_pieces): the
- * text it walks gets TC_CC_SHORT zero bytes past its end, before the pre-tokenizers take a pointer
- * into it (the reserve may move it). */
-static int pad_text(tc_buf *t) {
-    if (tc_buf_reserve(t, TC_CC_SHORT) != 0) return -1;
-    memset(t->data + t->len, 0, TC_CC_SHORT);
     return 0;
 }
 
@@ -527,7 +534,7 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
     tc_nstr w;
     memset(&w, 0, sizeof w);
     int rc = -1;
-    if (tc_buf_append(&w.text, c->ns.text.data + a, b - a) != 0) goto out;
+    if (tc_buf_append(&w.text, c->seg + a, b - a) != 0) goto out;
     {
         void *p = NULL;
         if (tc_grow(&p, &w.align_cap, b - a, sizeof *w.align) != 0) goto out;
@@ -540,18 +547,23 @@ static int run_metaspace(enc_ctx *c, uint32_t base, size_t a, size_t b) {
     int prepend = ms->prepend_scheme == TC_PREPEND_ALWAYS || ms->prepend_scheme == TC_PREPEND_LLAMA ||
                   (ms->prepend_scheme == TC_PREPEND_FIRST && w.align[0].start == 0);
     if (prepend && !starts && tc_nstr_prepend(&w, ms->replacement, ms->replacement_len, base) != 0) goto out;
-    if (pad_text(&w.text) != 0) goto out;
     {
         tc_nstr saved = c->ns;
+        const uint8_t *saved_seg = c->seg;
+        size_t saved_len = c->seg_len;
         c->ns = w;
+        c->seg = w.text.data;
+        c->seg_len = w.text.len;
         uint32_t nb = 0;
         tc_piece_list *pieces;
         rc = 0;
-        if (c->tr && trace_append(c, base, 0, c->ns.text.len, &nb) != 0) rc = -1;
-        if (rc == 0) rc = tc_pretokenize(tok, &c->pt, c->ns.text.data, c->ns.text.len, &pieces);
+        if (c->tr && trace_append(c, base, 0, c->seg_len, &nb) != 0) rc = -1;
+        if (rc == 0) rc = tc_pretokenize(tok, &c->pt, c->seg, c->seg_len, &pieces);
         if (rc == 0) rc = run_pieces(c, base, pieces, 0, nb);
         w = c->ns;
         c->ns = saved;
+        c->seg = saved_seg;
+        c->seg_len = saved_len;
     }
 out:
     tc_nstr_free(&w);
@@ -565,8 +577,13 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
     free(ns->align);
     ns->align = NULL;
     ns->align_cap = 0;
-    if (tc_buf_append(&ns->text, c->text + start, end - start) != 0) return -1;
-    if (tok->has_normalizer && !tc_normalize_is_noop(&tok->normalizer, ns->text.data, ns->text.len)) {
+    /* A segment that no normalizer rewrites is read where the caller has it: a copy was the largest
+     * memmove of a long text's encode (3.2 MB and its fresh pages for War and Peace, 6% of an ids-only
+     * pass, perf). The chunk loop keys chunks near its end from a copy (key_pieces). */
+    c->seg = c->text + start;
+    c->seg_len = end - start;
+    if (tok->has_normalizer && !tc_normalize_is_noop(&tok->normalizer, c->seg, c->seg_len)) {
+        if (tc_buf_append(&ns->text, c->text + start, end - start) != 0) return -1;
         int nr = tc_normalize(&tok->normalizer, ns, start);
         if (nr != 0) return nr;
         if (c->tr && ns->align) {
@@ -574,16 +591,17 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
             if (ns->text.len != (size_t)(end - start) || memcmp(ns->text.data, c->text + start, end - start) != 0)
                 c->tr->normalized_changed = 1;
         }
+        c->seg = ns->text.data;
+        c->seg_len = ns->text.len;
     }
     uint32_t norm_base = 0;
     int metaspace = tok->npretok > 0 && tok->pretok[0].kind == TC_PT_METASPACE;
     /* with Metaspace the trace records each piece's text as the model sees it (below) */
     if (c->tr && !metaspace && trace_segment(c, start, &norm_base) != 0) return -1;
 
-    if (pad_text(&ns->text) != 0) return -1;
     /* normalized added tokens */
     c->segs_norm.n = 0;
-    if (tc_added_split(tok, &tok->trie_norm, ns->text.data, ns->text.len, &c->segs_norm) != 0) return -1;
+    if (tc_added_split(tok, &tok->trie_norm, c->seg, c->seg_len, &c->segs_norm) != 0) return -1;
     for (size_t si = 0; si < c->segs_norm.n; si++) {
         tc_seg sg = c->segs_norm.v[si];
         if (sg.added >= 0) {
@@ -609,14 +627,14 @@ static int run_segment(enc_ctx *c, uint32_t start, uint32_t end) {
             /* a block of chunks at a time: the chunk lists stay small and in cache, and a long
              * text no longer allocates (and page-faults) lists the size of its chunks on every call */
             for (size_t pos = 0; pos < sg.end - sg.start;) {
-                int r = tc_pretokenize_next(tok, &c->pt, ns->text.data + sg.start, sg.end - sg.start, &pos,
+                int r = tc_pretokenize_next(tok, &c->pt, c->seg + sg.start, sg.end - sg.start, &pos,
                                             STREAM_BLOCK, &pieces);
                 if (r == 0) r = run_pieces(c, start, pieces, sg.start, norm_base);
                 if (r != 0) return r;
             }
             continue;
         }
-        int r = tc_pretokenize(tok, &c->pt, ns->text.data + sg.start, sg.end - sg.start, &pieces);
+        int r = tc_pretokenize(tok, &c->pt, c->seg + sg.start, sg.end - sg.start, &pieces);
         if (r != 0) return r;
         r = run_pieces(c, start, pieces, sg.start, norm_base);
         if (r != 0) return r;
