@@ -66,3 +66,23 @@ def test_raw_buffers_are_read_only_bytes(tok: Tokenizer) -> None:
     arr = np.frombuffer(only, dtype=np.uint32)
     with pytest.raises(ValueError):
         arr[0] = 1
+
+
+def test_batch_of_one_hands_its_ids_over(tok: Tokenizer) -> None:
+    """encode_batch_ids of one text returns the engine's own block (no copy), cut for two threads or
+    not: its values stay while the engine reuses memory, and it is read-only."""
+    long_text = TEXT * 250   # above the cut threshold: two threads share it
+    want = {t: tok.encode_ids(t, False).tolist() for t in (TEXT, long_text, "")}
+    got = [(t, tok.encode_batch_ids([t], False, threads=th)[0]) for t in want for th in (1, 2)]
+    raw_ids, raw_counts = tok._handle.encode_batch([long_text], False, "bpe", 2, True, 1 << 18, 2)
+    gc.collect()
+    for _ in range(10):
+        tok.encode_batch_ids([long_text[::-1]], False, threads=2)
+        tok.encode_ids(TEXT.upper(), False)
+    for t, arr in got:
+        assert arr.tolist() == want[t]
+        with pytest.raises(ValueError):
+            arr[:1] = 1
+    m = memoryview(raw_ids)
+    assert m.readonly and np.frombuffer(raw_counts, dtype=np.uint64).tolist() == [len(want[long_text])]
+    assert np.frombuffer(raw_ids, dtype=np.uint32).tolist() == want[long_text]

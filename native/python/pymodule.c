@@ -342,6 +342,18 @@ static PyObject *own_buffer(void **pp, size_t n) {
     return (PyObject *)b;
 }
 
+/* An ids-only encode's ids, taken from e; its special flags share their room (cap) and go too (e keeps
+ * its offsets' arrays, which an ids-only encode leaves as they were). */
+static PyObject *own_ids(tc_encoding *e) {
+    PyObject *ids = own_buffer((void **)&e->ids, e->n * 4);
+    if (!e->ids) {
+        free(e->special);
+        e->special = NULL;
+        e->cap = 0;
+    }
+    return ids;
+}
+
 /* An encode's (ids, offsets, char_offsets, special), each array taken from e (e keeps n and none of its
  * arrays: the caller frees it or gives it back as an empty spare). */
 static PyObject *encoding_tuple(tc_encoding *e) {
@@ -431,19 +443,23 @@ static PyObject *Tok_encode_ids(TokObject *self, PyObject *args) {
     r = tc_encode_flags(self->tok, t.p, t.n, add_special, enc, TC_ENCODE_IDS_ONLY, &e, NULL, &err);
     Py_END_ALLOW_THREADS
     release_text(&t);
-    PyObject *res = r == TC_OK ? own_buffer((void **)&e.ids, e.n * 4) : raise_tc(&err);
-    if (!e.ids) {
-        /* the ids went to Python: special shares their room (cap), so it goes too; the offsets stay */
-        free(e.special);
-        e.special = NULL;
-        e.cap = 0;
-    }
+    PyObject *res = r == TC_OK ? own_ids(&e) : raise_tc(&err);
     give_spare(self, &e);
     return res;
 }
 
-/* The ids of a batch as one buffer: (ids as uint32 bytes, token count per text as uint64 bytes). */
-static PyObject *batch_ids_tuple(const tc_encoding *es, Py_ssize_t n) {
+/* The ids of a batch as one buffer: (ids as uint32, token count per text as uint64 bytes). A batch of
+ * one text hands its ids over without a copy, as encode_ids does (a long text cut for the threads: War
+ * and Peace's 2.8 MB of ids were copied with the GIL held after both threads were done); several are
+ * copied into one bytes object. */
+static PyObject *batch_ids_tuple(tc_encoding *es, Py_ssize_t n) {
+    if (n == 1) {
+        uint64_t k = es[0].n;
+        PyObject *counts = PyBytes_FromStringAndSize((const char *)&k, 8);
+        PyObject *ids = counts ? own_ids(&es[0]) : NULL;
+        if (!ids) { Py_XDECREF(counts); return NULL; }
+        return Py_BuildValue("(NN)", ids, counts);
+    }
     size_t total = 0;
     for (Py_ssize_t i = 0; i < n; i++) total += es[i].n;
     PyObject *ids = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * 4));
