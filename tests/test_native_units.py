@@ -23,6 +23,7 @@ UNITS = {
     "test_kestrel.c": ["kestrel.c", "greedy.c", "common.c"],
     "test_vocabbin.c": ["*"],   # compiles tokenizers: the whole engine
     "test_sampler.c": ["sampler.c", "logits.c", "platform.c", "common.c"],
+    "test_platform_hint.c": ["platform.c", "common.c"],
     "test_batch_cut.c": ["*"],   # loads a small tokenizer.json: the whole engine
     # test_fastpat*.c include fastpat.c itself (its static block_starts)
     "test_fastpat.c": ["regex.c", "unicode.c", "common.c"],

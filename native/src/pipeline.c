@@ -19,6 +19,7 @@
 #include "unicode.h"
 #include "spm_model.h"
 #include "chunk_cache.h"
+#include "platform.h"
 
 /* ---- the handle's chunk cache (chunk_cache.c) ---------------------------
  * Keys are chunk bytes (prefix space included) and the encoder mode; values
@@ -75,6 +76,7 @@ int tc_encoding_reserve_ids(tc_encoding *e, size_t need) {
     if (!sp) return -1;
     e->special = sp;
     e->cap = cap;
+    tc_hint_large(ids, cap * sizeof *ids);
     return 0;
 }
 
@@ -92,6 +94,8 @@ int tc_encoding_reserve(tc_encoding *e, size_t need) {
     if (!co) return -1;
     e->char_offsets = co;
     e->off_cap = e->cap;
+    tc_hint_large(off, e->cap * 2 * sizeof *off);
+    tc_hint_large(co, e->cap * 2 * sizeof *co);
     return 0;
 }
 

@@ -364,6 +364,11 @@ void tc_table_free(void *p, size_t n) {
     if (p) VirtualFree(p, 0, MEM_RELEASE);
 }
 
+void tc_hint_large(void *p, size_t n) {
+    (void)p;
+    (void)n;
+}
+
 #else
 
 #include <stdlib.h>
@@ -396,6 +401,18 @@ void tc_table_free(void *p, size_t n) {
 #else
     (void)n;
     free(p);
+#endif
+}
+
+void tc_hint_large(void *p, size_t n) {
+#if defined(TC_MAP_ANON) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || n < 2 * huge) return;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
+    if (b > a) (void)madvise((void *)a, (size_t)(b - a), MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
 #endif
 }
 

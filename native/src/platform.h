@@ -66,5 +66,10 @@ unsigned tc_run_threads(unsigned n, tc_thread_fn fn, void *const *args);
 void *tc_table_alloc(size_t n);
 /* Frees a table from tc_table_alloc of the same n (NULL: nothing). */
 void tc_table_free(void *p, size_t n);
+/* A hint for a large block from malloc/realloc (an encode's output arrays): where the OS has huge pages,
+ * asks for them on the block's 2 MiB-aligned interior, so that its first writes fault once per 2 MiB
+ * instead of once per 4 KiB page. No effect on the block's contents; a refusal is fine; nothing on other
+ * systems or below 4 MiB. */
+void tc_hint_large(void *p, size_t n);
 
 #endif
