@@ -68,13 +68,13 @@ def test_raw_buffers_are_read_only_bytes(tok: Tokenizer) -> None:
         arr[0] = 1
 
 
-def test_batch_of_one_hands_its_ids_over(tok: Tokenizer) -> None:
-    """encode_batch_ids of one text returns the engine's own block (no copy), cut for two threads or
-    not: its values stay while the engine reuses memory, and it is read-only."""
+def test_batch_ids_hand_their_blocks_over(tok: Tokenizer) -> None:
+    """encode_batch_ids returns each text's ids in the engine's own block (no copy), a text cut for two
+    threads or not: the values stay while the engine reuses memory, and nothing writes through them."""
     long_text = TEXT * 250   # above the cut threshold: two threads share it
     want = {t: tok.encode_ids(t, False).tolist() for t in (TEXT, long_text, "")}
     got = [(t, tok.encode_batch_ids([t], False, threads=th)[0]) for t in want for th in (1, 2)]
-    raw_ids, raw_counts = tok._handle.encode_batch([long_text], False, "bpe", 2, True, 1 << 18, 2)
+    raw = tok._handle.encode_batch([long_text, TEXT, ""], False, "bpe", 2, True, 1 << 18, 2)
     gc.collect()
     for _ in range(10):
         tok.encode_batch_ids([long_text[::-1]], False, threads=2)
@@ -83,6 +83,9 @@ def test_batch_of_one_hands_its_ids_over(tok: Tokenizer) -> None:
         assert arr.tolist() == want[t]
         with pytest.raises(ValueError):
             arr[:1] = 1
-    m = memoryview(raw_ids)
-    assert m.readonly and np.frombuffer(raw_counts, dtype=np.uint64).tolist() == [len(want[long_text])]
-    assert np.frombuffer(raw_ids, dtype=np.uint32).tolist() == want[long_text]
+    assert [np.frombuffer(b, dtype=np.uint32).tolist() for b in raw] == [want[long_text], want[TEXT], []]
+    for b in raw:
+        m = memoryview(b)
+        assert m.readonly and m.nbytes == len(b)
+        with pytest.raises(TypeError):
+            m[:1] = b"x"

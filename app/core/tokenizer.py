@@ -255,13 +255,13 @@ class Tokenizer:
     def encode_batch_ids(self, texts: Sequence[str | bytes], add_special_tokens: bool = True,
                          encoder: str = "bpe", threads: int | None = None) -> list[np.ndarray]:
         """`encode_ids` of many texts, in order, on `threads` native threads (as encode_batch): one
-        read-only uint32 array per text, each a view into one buffer the engine filled."""
+        read-only uint32 array per text, each over the engine's own block (no copy)."""
         texts = list(texts)
         enc = self._encoder(encoder)
         want = requested_threads(texts, threads)
-        ids, counts = self._handle.encode_batch(texts, add_special_tokens, enc, want, True,
-                                                *split_batch.cut_args(self, encoder, want))
-        return split_ids(ids, counts)
+        bufs = self._handle.encode_batch(texts, add_special_tokens, enc, want, True,
+                                         *split_batch.cut_args(self, encoder, want))
+        return [np.frombuffer(b, dtype=np.uint32) for b in bufs]
 
     def _surface(self, text: str | bytes, add_special_tokens: bool,
                  encoder: str) -> Callable[[Encoding], dict[int, str]] | None:
@@ -313,18 +313,6 @@ def requested_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
 def plan_threads(texts: Sequence[str | bytes], threads: int | None) -> int:
     """How many threads encode this batch, uncut (no more than its texts)."""
     return min(requested_threads(texts, threads), max(1, len(texts)))
-
-
-def split_ids(ids: bytes, counts: bytes) -> list[np.ndarray]:
-    """The engine's batch of ids (all ids as uint32, then each text's count as uint64) as one
-    read-only array per text, views into the one buffer."""
-    flat = np.frombuffer(ids, dtype=np.uint32)
-    ends = np.cumsum(np.frombuffer(counts, dtype=np.uint64)).tolist()
-    out, start = [], 0
-    for end in ends:
-        out.append(flat[start:end])
-        start = end
-    return out
 
 
 def file_sha256(path: Path) -> str:

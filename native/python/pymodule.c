@@ -448,39 +448,26 @@ static PyObject *Tok_encode_ids(TokObject *self, PyObject *args) {
     return res;
 }
 
-/* The ids of a batch as one buffer: (ids as uint32, token count per text as uint64 bytes). A batch of
- * one text hands its ids over without a copy, as encode_ids does (a long text cut for the threads: War
- * and Peace's 2.8 MB of ids were copied with the GIL held after both threads were done); several are
- * copied into one bytes object. */
-static PyObject *batch_ids_tuple(tc_encoding *es, Py_ssize_t n) {
-    if (n == 1) {
-        uint64_t k = es[0].n;
-        PyObject *counts = PyBytes_FromStringAndSize((const char *)&k, 8);
-        PyObject *ids = counts ? own_ids(&es[0]) : NULL;
-        if (!ids) { Py_XDECREF(counts); return NULL; }
-        return Py_BuildValue("(NN)", ids, counts);
-    }
-    size_t total = 0;
-    for (Py_ssize_t i = 0; i < n; i++) total += es[i].n;
-    PyObject *ids = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * 4));
-    PyObject *counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((size_t)n * 8));
-    if (!ids || !counts) { Py_XDECREF(ids); Py_XDECREF(counts); return NULL; }
-    char *p = PyBytes_AS_STRING(ids);
-    char *q = PyBytes_AS_STRING(counts);
+/* The ids of a batch: a list of one read-only buffer per text, each the engine's own block (own_ids), as
+ * encode_ids gives. They were copied into one bytes object with the GIL held after the threads were
+ * done: 10 MB of fresh memory and a copy for the multilingual corpus, with the texts' own arrays
+ * written fresh as well. */
+static PyObject *batch_ids_list(tc_encoding *es, Py_ssize_t n) {
+    PyObject *res = PyList_New(n);
+    if (!res) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (es[i].n) memcpy(p, es[i].ids, es[i].n * 4);
-        p += es[i].n * 4;
-        uint64_t k = es[i].n;
-        memcpy(q + (size_t)i * 8, &k, 8);
+        PyObject *ids = own_ids(&es[i]);
+        if (!ids) { Py_DECREF(res); return NULL; }
+        PyList_SET_ITEM(res, i, ids);
     }
-    return Py_BuildValue("(NN)", ids, counts);
+    return res;
 }
 
 /* encode_batch(list, add_special, encoder, threads=1, ids_only=False, cut_min=0, cut_per_thread=2): all
  * texts encoded with the GIL released, on `threads` native threads over this handle; with cut_min > 0
  * (the caller found the pipeline local at anchors) long texts are cut at anchors and their pieces shared
  * by the threads (tc_encode_batch_cut). Full: a list of (ids, offsets, char_offsets, special) tuples;
- * ids_only: batch_ids_tuple. */
+ * ids_only: batch_ids_list. */
 static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
     PyObject *seq;
     int add_special = 1, ids_only = 0;
@@ -529,7 +516,7 @@ static PyObject *Tok_encode_batch(TokObject *self, PyObject *args) {
                             ids_only ? TC_ENCODE_IDS_ONLY : 0u, threads, es, scratch, nscratch, &failed, &err);
     Py_END_ALLOW_THREADS
     if (r != TC_OK) { raise_tc(&err); note_text_index(failed); goto out; }
-    if (ids_only) { res = batch_ids_tuple(es, n); goto out; }
+    if (ids_only) { res = batch_ids_list(es, n); goto out; }
     res = PyList_New(n);
     if (!res) goto out;
     for (Py_ssize_t i = 0; i < n; i++) {
