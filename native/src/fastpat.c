@@ -305,6 +305,17 @@ static size_t match_end(tc_fastpat p, const uint8_t *s, size_t len, size_t i) {
 
 typedef struct cls64 { uint64_t l, n, nl, ws, sp, ap, na; } cls64;
 
+/* AVX-512BW where the compiler can target it for one function and the CPU may have it (x86 with GCC or
+ * Clang; never in the portable build): chosen at run time, per scan (tc_fast_wide) */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(TC_FASTPAT_PORTABLE) && \
+    (defined(__clang__) || __GNUC__ >= 8)
+#define TC_FASTPAT_AVX512 1
+#include <immintrin.h>
+#define TC_AVX512 __attribute__((target("avx512f,avx512bw")))
+#else
+#define TC_FASTPAT_AVX512 0
+#endif
+
 static inline void classify64(const uint8_t *s, cls64 *c) {
 #if defined(__SSE2__) && !defined(TC_FASTPAT_PORTABLE)
     memset(c, 0, sizeof *c);
@@ -342,14 +353,38 @@ static inline void classify64(const uint8_t *s, cls64 *c) {
 #endif
 }
 
+/* classify64 with AVX-512BW, for the CPUs that have it (tc_fast_wide decides at each scan): one
+ * 64-byte load and a compare straight into a 64-bit mask per class, where the SSE2 path takes four
+ * 16-byte quarters, a movemask, a shift and an OR per class and quarter (~200 instructions a
+ * block, 30% of the scanner's on code, callgrind). The same classes: a letter is (b | 0x20) - 'a'
+ * <= 25 unsigned, a digit b - '0' <= 9, \t \v \f are 9 <= b <= 13 without \n \r; a byte >= 0x80 is
+ * none of them. The approach (a block's classes from AVX-512 compares) is the one
+ * crusoecloud/fastokens describes for its scanner (src/pre_tokenizers/scan_simd.rs, commit 55f3ef3,
+ * classify_block_bulk); the compares are written here from the classes above.
+ * tests/native/test_fastpat.c compares both classifications on every byte value at every place. */
+#if TC_FASTPAT_AVX512
+static TC_AVX512 inline void classify64_avx512(const uint8_t *s, cls64 *c) {
+    __m512i v = _mm512_loadu_si512((const void *)s);
+    __m512i low = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    c->l = _mm512_cmple_epu8_mask(_mm512_sub_epi8(low, _mm512_set1_epi8('a')), _mm512_set1_epi8(25));
+    c->n = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(9));
+    uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n')) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\r'));
+    uint64_t ctl = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(9)), _mm512_set1_epi8(4)) & ~nl;
+    c->nl = nl;
+    c->sp = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' '));
+    c->ws = c->sp | ctl;
+    c->ap = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\''));
+    c->na = _mm512_movepi8_mask(v);
+}
+#endif
+
 /* b is the ASCII letter x, in either case (b is a letter at the callers). */
 static inline int lower_is(uint8_t b, char x) { return (b | 0x20) == x; }
 
 /* The match starts of s[0..64) that are decided by these 64 bytes, s[0] being a match start
  * (bit 0 always set; a bit above 0 is a match start, and the scan may resume at the highest). */
-static uint64_t block_starts(const uint8_t *s, size_t len, int cl100k) {
-    cls64 c;
-    classify64(s, &c);
+#define TC_FP_INLINE inline __attribute__((always_inline))
+static TC_FP_INLINE uint64_t starts_from(cls64 c, const uint8_t *s, size_t len, int cl100k) {
     uint64_t valid = ~0ull, C = 0;
     if (c.na) {
         /* non-ASCII units: a letter's bytes are letters, an other unit's bytes punctuation (P below), its
@@ -419,7 +454,72 @@ static uint64_t block_starts(const uint8_t *s, size_t len, int cl100k) {
     }
     return (starts | 1) & (r == 63 ? ~0ull : (2ull << r) - 1);
 }
+
+static uint64_t block_starts(const uint8_t *s, size_t len, int cl100k) {
+    cls64 c;
+    classify64(s, &c);
+    return starts_from(c, s, len, cl100k);
+}
+
+#if TC_FASTPAT_AVX512
+/* block_starts over classify64_avx512 (the same starts: only the classification differs) */
+static TC_AVX512 uint64_t block_starts_avx512(const uint8_t *s, size_t len, int cl100k) {
+    cls64 c;
+    classify64_avx512(s, &c);
+    return starts_from(c, s, len, cl100k);
+}
 #endif
+
+#endif
+
+#if TC_FASTPAT_AVX512
+/* The pieces of a block with AVX-512 (find_from's scalar loop: a tzcnt, three stores and the loop's
+ * own ~13 instructions a piece, 40% of the scanner's instructions on code, callgrind): o[0..) get the
+ * pieces (first, base + b0), (base + b0, base + b1), ... for the bits b0 < b1 < ... of starts (bit 0
+ * clear), prefix_space 0; returns their number. Sixteen bits at a time: the ends are the bits' lane
+ * numbers compressed to the front of a vector (vpcompressd) plus base, the starts the same vector
+ * moved up one lane behind the previous end (valignd), and three permutes lay sixteen pieces out as
+ * tc_piece's twelve bytes (start, end, then a zero dword: prefix_space and the padding). Each group
+ * writes sixteen pieces, those past its own count overwritten by the next: o needs room for 64. */
+static TC_AVX512 size_t emit_block_avx512(tc_piece *o, uint64_t starts, uint32_t base, uint32_t first) {
+    /* dword d of a group's 48: piece d / 3, field d % 3 (0 start: lane p of st, 1 end: lane 16 + p of
+     * the ends, 2 zero: masked off) */
+    const __m512i i0 = _mm512_setr_epi32(0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
+    const __m512i i1 = _mm512_setr_epi32(21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26);
+    const __m512i i2 = _mm512_setr_epi32(0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
+    const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    uint8_t *dst = (uint8_t *)o;
+    uint32_t prev = first;
+    size_t q = 0;
+    for (unsigned g = 0; g < 4; g++) {
+        uint32_t m = (uint32_t)(starts >> (16 * g)) & 0xFFFFu;
+        if (!m) continue;
+        uint32_t at = base + 16 * g;
+        __m512i ends = _mm512_maskz_compress_epi32((__mmask16)m, _mm512_add_epi32(lanes, _mm512_set1_epi32((int)at)));
+        __m512i st = _mm512_alignr_epi32(ends, _mm512_set1_epi32((int)prev), 15);
+        uint8_t *d = dst + q * sizeof(tc_piece);
+        _mm512_storeu_si512((void *)d, _mm512_maskz_permutex2var_epi32((__mmask16)0xb6db, st, i0, ends));
+        _mm512_storeu_si512((void *)(d + 64), _mm512_maskz_permutex2var_epi32((__mmask16)0xdb6d, st, i1, ends));
+        _mm512_storeu_si512((void *)(d + 128), _mm512_maskz_permutex2var_epi32((__mmask16)0x6db6, st, i2, ends));
+        q += (size_t)__builtin_popcount(m);
+        prev = at + 31u - (uint32_t)__builtin_clz(m);   /* the group's highest bit */
+    }
+    return q;
+}
+/* the layout the three permutes write */
+_Static_assert(sizeof(tc_piece) == 12 && offsetof(tc_piece, start) == 0 && offsetof(tc_piece, end) == 4 &&
+               offsetof(tc_piece, prefix_space) == 8, "tc_piece is start, end, prefix_space in 12 bytes");
+#endif
+
+/* 1 if this CPU (and its OS) runs AVX-512BW: a test of the feature bits the compiler's runtime read
+ * at startup, no state of this library */
+static inline int tc_fast_wide(void) {
+#if defined(TC_BLOCKS) && TC_FASTPAT_AVX512
+    return __builtin_cpu_supports("avx512bw") != 0;
+#else
+    return 0;
+#endif
+}
 
 /* The scanners keep no state between matches and look at nothing before a
  * match's start (none of the patterns has a lookbehind or an anchor), and
@@ -437,11 +537,12 @@ static int grow_to(void **out, size_t *cap, size_t need, size_t size) {
 /* The scan of tc_fast_find_from and tc_fast_find_pieces: the matches from `from` as (start, end) size_t
  * pairs (pieces 0: *n counts size_t entries) or as tc_piece (pieces 1: *n counts pieces). */
 static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, void **out,
-                            size_t *n, size_t *cap, size_t *next, int pieces) {
+                            size_t *n, size_t *cap, size_t *next, int pieces, int wide) {
     size_t np = pieces ? *n : *n / 2;
     size_t per = pieces ? 1 : 2, size = pieces ? sizeof(tc_piece) : sizeof(size_t);
     size_t stop = max_matches > SIZE_MAX - np ? SIZE_MAX : np + max_matches;
     size_t i = from;
+    (void)wide;
 #ifdef TC_BLOCKS
     int blocks = p == TC_FAST_QWEN2 || p == TC_FAST_CL100K;
     size_t unit_until = from;
@@ -449,7 +550,13 @@ static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t f
     while (i < len && np < stop) {
 #ifdef TC_BLOCKS
         if (blocks && i >= unit_until && len - i >= 64) {
-            uint64_t starts = block_starts(s + i, len - i, p == TC_FAST_CL100K) & ~1ull;  /* bit 0 is i itself */
+            /* bit 0 is i itself */
+#if TC_FASTPAT_AVX512
+            uint64_t starts = (wide ? block_starts_avx512(s + i, len - i, p == TC_FAST_CL100K)
+                                    : block_starts(s + i, len - i, p == TC_FAST_CL100K)) & ~1ull;
+#else
+            uint64_t starts = block_starts(s + i, len - i, p == TC_FAST_CL100K) & ~1ull;
+#endif
             if (starts) {
                 /* the block's matches: the loops below test nothing but the starts left (the test of the
                  * stop as well was a third of the loop's instructions on code, callgrind); a stop within
@@ -464,6 +571,14 @@ static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t f
                 size_t q = 0;
                 if (pieces) {
                     tc_piece *o = (tc_piece *)*out + np;
+#if TC_FASTPAT_AVX512
+                    if (wide) {
+                        q = emit_block_avx512(o, starts, (uint32_t)base, (uint32_t)i);
+                        i = base + 63 - (size_t)__builtin_clzll(starts);
+                        np += q;
+                        continue;
+                    }
+#endif
                     do {
                         size_t e = base + (size_t)__builtin_ctzll(starts);
                         o[q].start = (uint32_t)i;
@@ -515,7 +630,7 @@ static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t f
 int tc_fast_find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t from, size_t max_matches, size_t **out,
                       size_t *n, size_t *cap, size_t *next) {
     void *o = *out;
-    int r = find_from(p, s, len, from, max_matches, &o, n, cap, next, 0);
+    int r = find_from(p, s, len, from, max_matches, &o, n, cap, next, 0, tc_fast_wide());
     *out = o;
     return r;
 }
@@ -524,7 +639,7 @@ int tc_fast_find_pieces(tc_fastpat p, const uint8_t *s, size_t len, size_t from,
                         size_t *n, size_t *cap, size_t *next) {
     if (len > UINT32_MAX) return -1;   /* a piece's offsets are 32 bits (the engine's inputs are below 2 GiB) */
     void *o = *out;
-    int r = find_from(p, s, len, from, max_matches, &o, n, cap, next, 1);
+    int r = find_from(p, s, len, from, max_matches, &o, n, cap, next, 1, tc_fast_wide());
     *out = o;
     return r;
 }

@@ -73,6 +73,22 @@ static void against(tc_fastpat p, const tc_regex *re, const uint8_t *s, size_t l
     for (size_t k = 0; same_pieces && k < npc; k++)
         same_pieces = pcs[k].start == want[2 * k] && pcs[k].end == want[2 * k + 1] && pcs[k].prefix_space == 0;
     CHECK(same_pieces);
+    /* the same through each block path this build has: the SSE2 (or portable) classification with the
+     * scalar piece loop, and AVX-512's classification and piece stores where the CPU has them; whole,
+     * and resumed every 5 */
+    for (int wide = 0; wide <= tc_fast_wide(); wide++) {
+        for (size_t step = 5; step <= SIZE_MAX / 2; step = SIZE_MAX) {
+            void *o = pcs;
+            npc = 0;
+            for (size_t pos = 0; pos < len;) CHECK(find_from(p, s, len, pos, step, &o, &npc, &cpc, &pos, 1, wide) == 0);
+            pcs = o;
+            int same_w = npc == nw;
+            for (size_t k = 0; same_w && k < npc; k++)
+                same_w = pcs[k].start == want[2 * k] && pcs[k].end == want[2 * k + 1] && pcs[k].prefix_space == 0;
+            CHECK(same_w);
+            same_pieces = same_pieces && same_w;
+        }
+    }
     free(pcs);
     same = same && same_pieces;
     CHECK(same);
@@ -85,7 +101,65 @@ static void against(tc_fastpat p, const tc_regex *re, const uint8_t *s, size_t l
     free(got);
 }
 
+#if TC_FASTPAT_AVX512
+/* classify64_avx512 gives classify64's seven maps for every byte value at every place of a block */
+static void classify_agree(void) {
+    uint8_t b[64];
+    int same = 1;
+    for (unsigned t = 0; t < 20000; t++) {
+        for (unsigned j = 0; j < 64; j++) b[j] = t < 256 ? (uint8_t)(t + j) : (uint8_t)next_rand(256);
+        cls64 x, y;
+        classify64(b, &x);
+        classify64_avx512(b, &y);
+        same = same && x.l == y.l && x.n == y.n && x.nl == y.nl && x.ws == y.ws && x.sp == y.sp && x.ap == y.ap &&
+               x.na == y.na;
+    }
+    CHECK(same);
+}
+
+/* emit_block_avx512 writes the scalar loop's pieces for masks with starts in every 16-bit group, in
+ * none, at bit 1 and bit 63, all 63, and random ones; the bytes after its count are not read */
+static void emit_agree(void) {
+    tc_piece *got = xmalloc(80 * sizeof *got), want[64];
+    int same = 1;
+    for (unsigned t = 0; t < 20000; t++) {
+        uint64_t m;
+        if (t == 0) m = ~1ull;
+        else if (t == 1) m = 2;
+        else if (t == 2) m = 1ull << 63;
+        else if (t < 67) m = (1ull << (t - 3)) & ~1ull;
+        else m = ((uint64_t)next_rand(1u << 30) << 34 ^ (uint64_t)next_rand(1u << 30) << 4 ^ next_rand(16)) &
+                 (t % 3 ? ~1ull : 0xFFFF00000000FFFEull);
+        if (!m) m = 1ull << 40;
+        uint32_t base = next_rand(1u << 30), first = base;
+        size_t nw = 0;
+        for (uint64_t r = m, at = first; r; r &= r - 1) {
+            uint32_t e = base + (uint32_t)__builtin_ctzll(r);
+            want[nw].start = (uint32_t)at;
+            want[nw].end = e;
+            nw++;
+            at = e;
+        }
+        memset(got, 0xAB, 80 * sizeof *got);
+        size_t ng = emit_block_avx512(got, m, base, first);
+        same = same && ng == nw;
+        for (size_t k = 0; same && k < ng; k++)
+            same = got[k].start == want[k].start && got[k].end == want[k].end && got[k].prefix_space == 0;
+    }
+    CHECK(same);
+    free(got);
+}
+#endif
+
 int main(void) {
+#if TC_FASTPAT_AVX512
+    if (tc_fast_wide()) {
+        classify_agree();
+        emit_agree();
+    } else {
+        printf("this CPU has no AVX-512BW: its block path is not tried here\n");
+    }
+#endif
     uint8_t *buf = xmalloc(1024);
     size_t *ref = xmalloc((2 * 1024 + 2) * sizeof *ref);
     const char *pats[2] = {PQ, PC};
