@@ -358,9 +358,8 @@ static inline void classify64(const uint8_t *s, cls64 *c) {
  * 16-byte quarters, a movemask, a shift and an OR per class and quarter (~200 instructions a
  * block, 30% of the scanner's on code, callgrind). The same classes: a letter is (b | 0x20) - 'a'
  * <= 25 unsigned, a digit b - '0' <= 9, \t \v \f are 9 <= b <= 13 without \n \r; a byte >= 0x80 is
- * none of them. The approach (a block's classes from AVX-512 compares) is the one
- * crusoecloud/fastokens describes for its scanner (src/pre_tokenizers/scan_simd.rs, commit 55f3ef3,
- * classify_block_bulk); the compares are written here from the classes above.
+ * none of them. fastokens 0.3.5 classifies its blocks with AVX-512 as well (a perf profile of it
+ * names scan_simd::avx512::classify_block_bulk); the compares are written here from the classes above.
  * tests/native/test_fastpat.c compares both classifications on every byte value at every place. */
 #if TC_FASTPAT_AVX512
 static TC_AVX512 inline void classify64_avx512(const uint8_t *s, cls64 *c) {
