@@ -272,6 +272,9 @@ static int step_is_noop(tc_norm_kind kind, const uint8_t *t, size_t len) {
         }
         if (len - i >= 8 && !(ascii_word(t + i) & 0x8080808080808080ull)) { last = 0; i += 8; continue; }
         if (t[i] < 0x80) { last = 0; i++; continue; }
+        /* units with neither a `bad` bit nor a ccc pass and reset the order, a run of them in one call */
+        size_t unused, j = tc_unicode_quiet_run(t, len, i, bad, &unused);
+        if (j != i) { last = 0; i = j; continue; }
         int ul;
         uint32_t cp = tc_utf8_decode(t, len, i, &ul);
         i += (size_t)ul;
@@ -454,9 +457,11 @@ static int nfx_regions(tc_nstr *s, tc_norm_kind kind, nstream *st, uint32_t base
     for (size_t i = 0; i < len;) {
         if (len - i >= 8 && !(ascii_word(t + i) & 0x8080808080808080ull)) { quiet = i + 7; i += 8; continue; }
         if (t[i] < 0x80) { quiet = i++; continue; }
+        /* a run of quiet units in one call (quiet: the start of its last) */
+        size_t j0 = tc_unicode_quiet_run(t, len, i, bad, &quiet);
+        if (j0 != i) { i = j0; continue; }
         int ul;
         uint32_t cp = tc_utf8_decode(t, len, i, &ul), info = tc_unicode_norm_info(cp);
-        if (unit_quiet(info, bad)) { quiet = i; i += (size_t)ul; continue; }
         /* from the quiet unit before it (0 at the text's start) to the next quiet unit */
         size_t a = quiet, j = i + (size_t)ul;
         while (j < len && t[j] >= 0x80) {

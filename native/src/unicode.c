@@ -207,6 +207,20 @@ uint32_t tc_unicode_norm_info(uint32_t cp) {
     return ((uint32_t)r->ccc << 16) | (r->flags & UF_NORM);
 }
 
+size_t tc_unicode_quiet_run(const uint8_t *s, size_t len, size_t i, uint32_t bad, size_t *last) {
+    while (i < len && s[i] >= 0x80) {
+        int n;
+        uint32_t cp = tc_utf8_decode(s, len, i, &n);
+        if (cp < 0x110000u) {
+            const tc_ud_rec *r = rec(cp);
+            if (r->ccc != 0 || (r->flags & UF_NORM & bad)) break;
+        }
+        *last = i;
+        i += (size_t)n;
+    }
+    return i;
+}
+
 /* Binary search of cp in a sorted array; returns index or -1. */
 static long find_cp(const uint32_t *arr, long n, uint32_t cp) {
     long lo = 0, hi = n;
