@@ -60,8 +60,8 @@ struct tc_bt {
      * the encode, perf); in merges mode the answer depends on the pair alone. Only the one thread that
      * built the table (for one chunk) uses it. NULL for the vocabulary's tables. */
     uint8_t *memo;
-    /* merges mode, the vocabulary's tables: a bit per slot of a table of 8 bits a merge, set for each merge's
-     * pair (the high half of its tc_pair_hash). A clear bit says "no merge" without the pair map: most pairs
+    /* merges mode, the vocabulary's tables: a filter of at least 8 bits a merge, each merge's pair setting the
+     * bit its tc_pair_hash's high half names. A clear bit says "no merge" without the pair map: most pairs
      * is_valid asks do not merge, and the map (4 MiB for Qwen3's 151,387 merges) missed the cache on them
      * (45% of is_valid's samples on that load, a 10 MB random-letter word, perf). NULL: ask the map. */
     uint64_t *pf;

@@ -77,7 +77,8 @@ static void against(tc_fastpat p, const tc_regex *re, const uint8_t *s, size_t l
      * scalar piece loop, and AVX-512's classification and piece stores where the CPU has them; whole,
      * and resumed every 5 */
     for (int wide = 0; wide <= tc_fast_wide(); wide++) {
-        for (size_t step = 5; step <= SIZE_MAX / 2; step = SIZE_MAX) {
+        for (int whole = 0; whole <= 1; whole++) {
+            size_t step = whole ? SIZE_MAX : 5;
             void *o = pcs;
             npc = 0;
             for (size_t pos = 0; pos < len;) CHECK(find_from(p, s, len, pos, step, &o, &npc, &cpc, &pos, 1, wide) == 0);
