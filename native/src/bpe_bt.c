@@ -119,11 +119,13 @@ static inline uint32_t pair_rank(const tc_tokenizer *tok, const tc_bt *bt, int r
                                  size_t p, uint32_t a, uint32_t b) {
     const tc_model *m = &tok->model;
     if (!rank_mode) {
+        uint64_t key = (uint64_t)bt->t[a].vid << 32 | bt->t[b].vid;
+        size_t h = tc_pair_hash(key);   /* the filter's bit and the map's slot, one hash */
         if (bt->pf) {
-            size_t f = (size_t)(tc_pair_hash((uint64_t)bt->t[a].vid << 32 | bt->t[b].vid) >> 32) & bt->pf_mask;
+            size_t f = (size_t)((uint64_t)h >> 32) & bt->pf_mask;
             if (!(bt->pf[f >> 6] >> (f & 63) & 1)) return NONE;
         }
-        const tc_merge *mg = tc_pairmap_get(&m->merges, bt->t[a].vid, bt->t[b].vid);
+        const tc_merge *mg = tc_pairmap_get_h(&m->merges, key, h);
         return mg ? 256 + mg->rank : NONE;
     }
     int64_t id = tc_strmap_find(&m->by_bytes, &m->vocab, 1, text + p - bt->t[a].len, (size_t)bt->t[a].len + bt->t[b].len);
@@ -342,7 +344,7 @@ static tc_bt *bt_build(const tc_tokenizer *tok, int rank_mode) {
         bt->pf_mask = bits - 1;
         for (size_t i = 0; i < pm->cap; i++) {
             if (pm->slots[i].key == UINT64_MAX) continue;
-            size_t f = (size_t)(tc_pair_hash(pm->slots[i].key) >> 32) & bt->pf_mask;
+            size_t f = (size_t)((uint64_t)tc_pair_hash(pm->slots[i].key) >> 32) & bt->pf_mask;
             bt->pf[f >> 6] |= (uint64_t)1 << (f & 63);
         }
     }

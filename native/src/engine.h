@@ -314,16 +314,20 @@ static inline size_t tc_pair_hash(uint64_t key) {
     key ^= key >> 33;
     return (size_t)key;
 }
-static inline const tc_merge *tc_pairmap_get(const tc_pairmap *m, uint32_t a, uint32_t b) {
+/* tc_pairmap_get for key (a << 32 | b) whose tc_pair_hash the caller has: h */
+static inline const tc_merge *tc_pairmap_get_h(const tc_pairmap *m, uint64_t key, size_t h) {
     if (!m->slots) return NULL;
-    uint64_t key = ((uint64_t)a << 32) | b;
-    size_t mask = m->cap - 1, i = tc_pair_hash(key) & mask;
+    size_t mask = m->cap - 1, i = h & mask;
     for (;;) {
         const tc_merge *s = &m->slots[i];
         if (s->key == key) return s;
         if (s->key == UINT64_MAX) return NULL;
         i = (i + 1) & mask;
     }
+}
+static inline const tc_merge *tc_pairmap_get(const tc_pairmap *m, uint32_t a, uint32_t b) {
+    uint64_t key = ((uint64_t)a << 32) | b;
+    return tc_pairmap_get_h(m, key, tc_pair_hash(key));
 }
 static inline void tc_pairmap_prefetch(const tc_pairmap *m, uint32_t a, uint32_t b) {
 #if defined(__GNUC__)

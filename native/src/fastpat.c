@@ -475,13 +475,13 @@ static TC_AVX512 uint64_t block_starts_avx512(const uint8_t *s, size_t len, int 
 #if TC_FASTPAT_AVX512
 /* The pieces of a block with AVX-512 (find_from's scalar loop: a tzcnt, three stores and the loop's
  * own ~13 instructions a piece, 40% of the scanner's instructions on code, callgrind): o[0..) get the
- * pieces (first, base + b0), (base + b0, base + b1), ... for the bits b0 < b1 < ... of starts (bit 0
+ * pieces (base, base + b0), (base + b0, base + b1), ... for the bits b0 < b1 < ... of starts (bit 0
  * clear), prefix_space 0; returns their number. Sixteen bits at a time: the ends are the bits' lane
  * numbers compressed to the front of a vector (vpcompressd) plus base, the starts the same vector
  * moved up one lane behind the previous end (valignd), and three permutes lay sixteen pieces out as
  * tc_piece's twelve bytes (start, end, then a zero dword: prefix_space and the padding). Each group
  * writes sixteen pieces, those past its own count overwritten by the next: o needs room for 64. */
-static TC_AVX512 size_t emit_block_avx512(tc_piece *o, uint64_t starts, uint32_t base, uint32_t first) {
+static TC_AVX512 size_t emit_block_avx512(tc_piece *o, uint64_t starts, uint32_t base) {
     /* dword d of a group's 48: piece d / 3, field d % 3 (0 start: lane p of st, 1 end: lane 16 + p of
      * the ends, 2 zero: masked off) */
     const __m512i i0 = _mm512_setr_epi32(0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
@@ -489,7 +489,7 @@ static TC_AVX512 size_t emit_block_avx512(tc_piece *o, uint64_t starts, uint32_t
     const __m512i i2 = _mm512_setr_epi32(0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
     const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     uint8_t *dst = (uint8_t *)o;
-    uint32_t prev = first;
+    uint32_t prev = base;   /* the block starts at a match start */
     size_t q = 0;
     for (unsigned g = 0; g < 4; g++) {
         uint32_t m = (uint32_t)(starts >> (16 * g)) & 0xFFFFu;
@@ -573,7 +573,7 @@ static inline int find_from(tc_fastpat p, const uint8_t *s, size_t len, size_t f
                     tc_piece *o = (tc_piece *)*out + np;
 #if TC_FASTPAT_AVX512
                     if (wide) {
-                        q = emit_block_avx512(o, starts, (uint32_t)base, (uint32_t)i);
+                        q = emit_block_avx512(o, starts, (uint32_t)base);
                         i = base + 63 - (size_t)__builtin_clzll(starts);
                         np += q;
                         continue;
