@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import threading
@@ -119,6 +120,91 @@ def b_name(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() + load_cache.SUFFIX
 
 
+def swapped_ids(raw: bytes) -> bytes:
+    """The file with the ids of "b" and "c" in $.model.vocab swapped: other tables, the same size."""
+    ib = re.search(rb'\n\s+"b": (\d+),', raw)
+    ic = re.search(rb'\n\s+"c": (\d+),', raw)
+    assert ib and ic and len(ib.group(1)) == len(ic.group(1)) and ib.start(1) < ic.start(1)
+    return (raw[:ib.start(1)] + ic.group(1) + raw[ib.end(1):ic.start(1)] + ib.group(1) + raw[ic.end(1):])
+
+
+def rewrite_keeping_stat(path: Path, raw: bytes) -> None:
+    """Writes raw over the file in place (same inode, same size) and puts its mtime back: a stat-keyed
+    guess cannot tell it from the file it was."""
+    st = path.stat()
+    assert len(raw) == st.st_size
+    with open(path, "r+b") as f:
+        f.write(raw)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def test_hint_is_checked_by_sha256(qwen3_json, cache, monkeypatch, tmp_path):
+    """The hint (a file's sha256 by its path and stat) only lets the cache be read while the file is hashed:
+    a file rewritten with its old size, mtime and inode hashes to another sha256, and the guessed cache
+    (the old file's tables) is not used."""
+    src = tmp_path / "q.json"
+    shutil.copyfile(qwen3_json, src)
+    old_tok, hit = load(src)
+    assert not hit and len(list(cache.glob("*" + load_cache.HINT_SUFFIX))) == 1, "a miss writes the hint"
+    assert load(src)[1], "the hinted load hits"
+    rewrite_keeping_stat(src, swapped_ids(src.read_bytes()))
+    tok, hit = load(src)
+    assert not hit, "the old file's cache was used for the rewritten file"
+    texts = ["b c", "abc bcd", *random_texts(21, 60)]
+    assert old_tok.encode("b c").ids.tolist() != tok.encode("b c").ids.tolist(), "the swap changes nothing"
+    assert_equal(tok, fresh(src, monkeypatch), texts, "rewritten under its old stat")
+    again, hit = load(src)
+    assert hit, "the rewritten file's own cache, through its new hint"
+    assert_equal(again, fresh(src, monkeypatch), texts, "rewritten, cached")
+
+
+@pytest.mark.parametrize("hinted", [True, False])
+def test_file_rewritten_while_hashed(hinted, qwen3_json, cache, monkeypatch, tmp_path):
+    """A file rewritten right after it was hashed (before its cache is read) loads as what it is now."""
+    src = tmp_path / "q.json"
+    shutil.copyfile(qwen3_json, src)
+    load(src)
+    if not hinted:
+        for h in cache.glob("*" + load_cache.HINT_SUFFIX):
+            h.unlink()
+    new = swapped_ids(src.read_bytes())
+    real = load_cache._streamed_sha256
+    done = []
+
+    def hash_then_rewrite(path: Path):
+        got = real(path)
+        if not done:
+            done.append(1)
+            src.write_bytes(new)   # a new mtime: the load sees that the file changed
+        return got
+
+    monkeypatch.setattr(load_cache, "_streamed_sha256", hash_then_rewrite)
+    tok, _ = load(src)
+    monkeypatch.setattr(load_cache, "_streamed_sha256", real)
+    assert done and src.read_bytes() == new
+    assert_equal(tok, fresh(src, monkeypatch), ["b c", *random_texts(22, 40)], f"rewritten while hashed ({hinted=})")
+
+
+def test_hints_damaged_and_evicted(qwen3_json, cache, monkeypatch, tmp_path):
+    src = tmp_path / "q.json"
+    shutil.copyfile(qwen3_json, src)
+    load(src)
+    (hint,) = cache.glob("*" + load_cache.HINT_SUFFIX)
+    assert hint == load_cache.hint_path(src, cache)
+    good = hint.read_bytes()
+    for label, raw in [("empty", b""), ("short", good[:-1]), ("garbage", bytes(range(64))),
+                       ("another sha256", bytes(32) + good[32:])]:
+        hint.write_bytes(raw)
+        tok, hit = load(src)
+        assert hit, f"{label} hint: the cache was not found by the file's own sha256"
+        assert hint.read_bytes() == good, f"{label} hint: not rewritten"
+    # a hint whose cache file is evicted goes with it
+    assert load_cache.evict(cache, 0)
+    assert not list(cache.glob("*" + load_cache.HINT_SUFFIX))
+
+
 def test_damaged_cache_files_fall_back(qwen3_json, cache, monkeypatch):
     ref = fresh(qwen3_json, monkeypatch)
     load(qwen3_json)
@@ -165,8 +251,9 @@ def test_off_and_default_dirs(qwen3_json, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert load_cache.cache_dir() is None
-    load(qwen3_json)
-    load(qwen3_json)
+    assert load_cache.load_hf(qwen3_json) is None, "off: no hashing, the plain load"
+    Tokenizer.from_file(qwen3_json)
+    Tokenizer.from_file(qwen3_json)
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists()
     monkeypatch.delenv(load_cache.ENV)
     assert load_cache.cache_dir() == tmp_path / "xdg" / "tokinspect"

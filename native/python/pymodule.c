@@ -187,6 +187,28 @@ static PyObject *mod_load_hf_cached(PyObject *mod, PyObject *args) {
     return Py_BuildValue("(NON)", h, hit ? Py_True : Py_False, blob);
 }
 
+/* load_hf_hit(path, file_len, sha256, cache_path) -> Handle or None: the cache hit alone, the file read
+ * only around its cached values (tc_load_hf_json_file_hit); None on anything short of a hit. */
+static PyObject *mod_load_hf_hit(PyObject *mod, PyObject *args) {
+    (void)mod;
+    const char *path, *cache_path;
+    unsigned long long file_len;
+    Py_buffer key;
+    if (!PyArg_ParseTuple(args, "sKy*s", &path, &file_len, &key, &cache_path)) return NULL;
+    if (key.len != 32) {
+        PyBuffer_Release(&key);
+        return PyErr_Format(PyExc_ValueError, "the key is a sha256 digest (32 bytes), not %zd bytes", key.len);
+    }
+    tc_error err = {0};
+    tc_tokenizer *t;
+    Py_BEGIN_ALLOW_THREADS
+    t = tc_load_hf_json_file_hit(path, (uint64_t)file_len, key.buf, cache_path, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&key);
+    if (!t) Py_RETURN_NONE;
+    return wrap(t);
+}
+
 /* load_gguf(path, parse_special) -> Handle: only the GGUF's header is read */
 static PyObject *mod_load_gguf(PyObject *mod, PyObject *args) {
     (void)mod;
@@ -1344,6 +1366,8 @@ static PyMethodDef mod_methods[] = {
     {"cut_pieces", mod_cut_pieces, METH_VARARGS, "cut_pieces(texts, threads, cut_min, cut_per_thread) -> pieces encode_batch would encode (0: none cut)"},
     {"load_hf_cached", mod_load_hf_cached, METH_VARARGS,
      "load_hf_cached(data, sha256, cache_path) -> (Handle, hit, new_cache bytes or None)"},
+    {"load_hf_hit", mod_load_hf_hit, METH_VARARGS,
+     "load_hf_hit(path, file_len, sha256, cache_path) -> Handle, or None when the cache does not hit"},
     {"load_gguf", mod_load_gguf, METH_VARARGS, "load_gguf(path, parse_special=True) -> Handle"},
     {"detect_format", mod_detect, METH_VARARGS, "detect_format(head: bytes) -> str"},
     {"identify", mod_identify, METH_VARARGS, "identify(head: bytes) -> (kind, what)"},

@@ -369,6 +369,8 @@ void tc_hint_large(void *p, size_t n) {
     (void)n;
 }
 
+void *tc_alloc_filled(size_t n) { return malloc(n ? n : 1); }
+
 #else
 
 #include <stdlib.h>
@@ -402,6 +404,20 @@ void tc_table_free(void *p, size_t n) {
     (void)n;
     free(p);
 #endif
+}
+
+void *tc_alloc_filled(size_t n) {
+#if defined(TC_MAP_ANON) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (n >= huge / 2) {
+        void *p = NULL;
+        size_t whole = n + (huge - 1) > n ? (n + huge - 1) & ~(huge - 1) : n;   /* the last huge page whole */
+        if (posix_memalign(&p, huge, whole) != 0) return NULL;
+        (void)madvise(p, whole, MADV_HUGEPAGE);   /* a hint: refused is fine */
+        return p;
+    }
+#endif
+    return malloc(n ? n : 1);
 }
 
 void tc_hint_large(void *p, size_t n) {

@@ -71,5 +71,11 @@ void tc_table_free(void *p, size_t n);
  * instead of once per 4 KiB page. No effect on the block's contents; a refusal is fine; nothing on other
  * systems or below 4 MiB. */
 void tc_hint_large(void *p, size_t n);
+/* n bytes (not zeroed) that free() releases, for a large table about to be
+ * written whole (a load cache's tables): where the OS has huge pages, the
+ * block starts on a 2 MiB boundary and is asked for as huge pages, so that
+ * filling it faults once per 2 MiB instead of once per 4 KiB page. Plain
+ * malloc elsewhere and below 1 MiB. NULL if out of memory. */
+void *tc_alloc_filled(size_t n);
 
 #endif

@@ -71,6 +71,14 @@ tc_tokenizer *tc_load_hf_json(const uint8_t *data, size_t len, tc_error *err);
 tc_tokenizer *tc_load_hf_json_cached(const uint8_t *data, size_t len, const uint8_t key[32], const char *cache_path,
                                      int *hit, tc_buf *new_cache, tc_error *err);
 
+/* The cache hit alone, reading the file at path (file_len bytes, sha256
+ * key: the caller hashed it) only around the two cached values. NULL with
+ * err->code TC_OK on anything short of a hit (no valid cache, the file
+ * changed or cannot be read, the cached load refuses): the caller then
+ * reads the file and calls tc_load_hf_json_cached. */
+tc_tokenizer *tc_load_hf_json_file_hit(const char *path, uint64_t file_len, const uint8_t key[32],
+                                       const char *cache_path, tc_error *err);
+
 /* GPT-2 style vocab.json + merges.txt (with or without "#version" line),
  * built as HF does for GPT-2: ByteLevel pre-tokenizer (GPT-2 regex), BPE,
  * ByteLevel decoder. */
