@@ -65,14 +65,24 @@ typedef struct enc_ctx {
 } enc_ctx;
 
 /* Room for `need` ids and special flags (an ids-only encode grows these alone). */
+/* realloc, or, when nothing in the block is kept (keep 0), free and malloc: realloc copies the
+ * old block whole whatever its content (a reused spare grown for a batch's text copied megabytes of
+ * stale ids). */
+static void *regrow(void *p, size_t n, int keep) {
+    if (keep) return realloc(p, n);
+    void *q = malloc(n);
+    if (q) free(p);
+    return q;
+}
+
 int tc_encoding_reserve_ids(tc_encoding *e, size_t need) {
     if (need <= e->cap) return 0;
     size_t cap = e->cap ? e->cap : 64;
     while (cap < need) cap *= 2;
-    uint32_t *ids = realloc(e->ids, cap * sizeof *ids);
+    uint32_t *ids = regrow(e->ids, cap * sizeof *ids, e->n != 0);
     if (!ids) return -1;
     e->ids = ids;
-    uint8_t *sp = realloc(e->special, cap);
+    uint8_t *sp = regrow(e->special, cap, e->n != 0);
     if (!sp) return -1;
     e->special = sp;
     e->cap = cap;
@@ -87,10 +97,10 @@ int tc_encoding_reserve_ids(tc_encoding *e, size_t need) {
 int tc_encoding_reserve(tc_encoding *e, size_t need) {
     if (tc_encoding_reserve_ids(e, need) != 0) return -1;
     if (e->off_cap >= e->cap) return 0;
-    uint32_t *off = realloc(e->offsets, e->cap * 2 * sizeof *off);
+    uint32_t *off = regrow(e->offsets, e->cap * 2 * sizeof *off, e->n != 0);
     if (!off) return -1;
     e->offsets = off;
-    uint32_t *co = realloc(e->char_offsets, e->cap * 2 * sizeof *co);
+    uint32_t *co = regrow(e->char_offsets, e->cap * 2 * sizeof *co, e->n != 0);
     if (!co) return -1;
     e->char_offsets = co;
     e->off_cap = e->cap;
