@@ -233,7 +233,7 @@ def load_hf(path: Path) -> tuple[object, bool] | None:
     A hit hashes the file as it streams by and reads only what lies around the cached values. When the
     file's hint (its sha256 when it last had this size, mtime, inode and device) matches, the cache of
     that sha256 is read on this thread while another hashes the file (Qwen3: 11 ms of hashing next to
-    ~20 of reading the cache, one after the other before); the handle is kept only if the file hashes
+    ~14 of reading the cache, one after the other before); the handle is kept only if the file hashes
     to that sha256 and is still the file it was when the load began. Anything else is the plain order:
     hash, then the cache of the sha256 found, else the file parsed whole and its cache written."""
     directory = cache_dir()
