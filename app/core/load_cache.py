@@ -55,10 +55,15 @@ def cache_dir() -> Path | None:
     return Path(xdg if xdg and os.path.isabs(xdg) else Path.home() / ".cache") / "tokinspect"
 
 
+def cache_file(directory: Path, digest: bytes) -> Path:
+    """The cache file of a file with this sha256 in directory."""
+    return directory / f"{digest.hex()}{SUFFIX}"
+
+
 def cache_path(digest: bytes) -> Path | None:
     """Where the cache of a file with this sha256 lives (None: no cache)."""
     d = cache_dir()
-    return None if d is None else d / f"{digest.hex()}{SUFFIX}"
+    return None if d is None else cache_file(d, digest)
 
 
 def budget_bytes() -> int:
@@ -139,7 +144,7 @@ def evict(directory: Path, budget: int, keep: Path | None = None) -> list[Path]:
     for name in names:   # hints that name a cache file no longer here
         if name.endswith(HINT_SUFFIX) and not name.startswith("."):
             hint = _read_hint(directory / name)
-            if hint is None or f"{hint[0].hex()}{SUFFIX}" not in kept:
+            if hint is None or cache_file(directory, hint[0]).name not in kept:
                 _unlink(directory / name)
     return evicted
 
@@ -222,7 +227,7 @@ class _Hashing(threading.Thread):
 
 
 def _hit(path: Path, size: int, digest: bytes, directory: Path) -> object | None:
-    return _tokcore.load_hf_hit(str(path), size, digest, str(directory / f"{digest.hex()}{SUFFIX}"))
+    return _tokcore.load_hf_hit(str(path), size, digest, str(cache_file(directory, digest)))
 
 
 def load_hf(path: Path) -> tuple[object, bool] | None:
@@ -262,17 +267,17 @@ def load_hf(path: Path) -> tuple[object, bool] | None:
         digest, st = hashed
         if digest != guess:
             handle = _hit(path, st.st_size, digest, directory)
-        where = directory / f"{digest.hex()}{SUFFIX}"
+        where = cache_file(directory, digest)
         if handle is not None and _same_file(st, st0) and _same_file(path.stat(), st0):
             touch(where)
             if digest != guess:
                 store(hp, HINT.pack(digest, *_fields(st)))
             return handle, True
         data = path.read_bytes()
-        if not _same_file(path.stat(), st):   # rewritten since it was hashed: these bytes' own digest
-            digest = hashlib.sha256(data).digest()
-            st = path.stat()
-            where = directory / f"{digest.hex()}{SUFFIX}"
+        now = path.stat()
+        if not _same_file(now, st):   # rewritten since it was hashed: these bytes' own digest
+            digest, st = hashlib.sha256(data).digest(), now
+            where = cache_file(directory, digest)
     except OSError:
         return None
     handle, hit, blob = _tokcore.load_hf_cached(data, digest, str(where))

@@ -64,7 +64,6 @@ typedef struct enc_ctx {
     int ids_only;                /* TC_ENCODE_IDS_ONLY: no offset of any token is computed or stored */
 } enc_ctx;
 
-/* Room for `need` ids and special flags (an ids-only encode grows these alone). */
 /* realloc, or, when nothing in the block is kept (keep 0), free and malloc: realloc copies the
  * old block whole whatever its content (a reused spare grown for a batch's text copied megabytes of
  * stale ids). */
@@ -75,6 +74,7 @@ static void *regrow(void *p, size_t n, int keep) {
     return q;
 }
 
+/* Room for `need` ids and special flags (an ids-only encode grows these alone). */
 int tc_encoding_reserve_ids(tc_encoding *e, size_t need) {
     if (need <= e->cap) return 0;
     size_t cap = e->cap ? e->cap : 64;
